@@ -1,0 +1,464 @@
+//! SQLite (bundled, via rusqlite), hardened for untrusted SQL.
+//!
+//! * A database file opens read-only and immutable (`mode=ro&immutable=1`): SQLite writes no
+//!   journal, takes no lock and cannot change a byte of it. A `.sql` script (the project's own
+//!   small fixtures) is loaded into a private in-memory database.
+//! * An authorizer admits only what a query needs (SELECT, reading columns, calling functions,
+//!   recursive CTEs); DDL/DML, PRAGMA, ATTACH, transactions and temp objects fail at prepare time
+//!   with "not authorized". So a reused connection keeps no state from one query to the next.
+//! * A progress handler interrupts the query at its deadline; rows and bytes are bounded.
+//! * Only a statement that reads and returns a table runs (`sqlite3_stmt_readonly` and at least
+//!   one result column), whatever the authorizer was asked.
+//! * Like Python's `sqlite3` module (which the reference evaluator uses), only one statement may
+//!   be run: text after the first statement other than whitespace and comments is an error.
+//! * Text is decoded as UTF-8 with invalid bytes dropped (the reference's
+//!   `text_factory = lambda b: b.decode(errors="ignore")`).
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::limits::Limit;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+
+use super::{Backend, Database, ExecError, Limits};
+use crate::denotation::{ResultTable, Value};
+
+/// Connections kept open per worker thread (least recently used are closed first).
+const CONNECTIONS_PER_THREAD: usize = 32;
+/// Check the deadline every this many virtual-machine instructions.
+const PROGRESS_OPS: i32 = 2_000;
+
+/// The SQLite backend. Stateless: connections live in a small per-thread cache.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Sqlite;
+
+/// A connection is reused only while its file looks unchanged (same size and mtime): an
+/// immutable connection would not notice a change by itself.
+type Stamp = (PathBuf, Option<(u64, std::time::SystemTime)>);
+
+thread_local! {
+    static CONNECTIONS: RefCell<Vec<(Stamp, Connection)>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Backend for Sqlite {
+    fn name(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+        with_connection(db.path(), |conn| run_query(conn, sql, limits))
+    }
+}
+
+fn stamp(path: &Path) -> Stamp {
+    let meta = std::fs::metadata(path).ok();
+    let version = meta.and_then(|m| Some((m.len(), m.modified().ok()?)));
+    (path.to_path_buf(), version)
+}
+
+fn with_connection<T>(
+    path: &Path,
+    f: impl FnOnce(&Connection) -> Result<T, ExecError>,
+) -> Result<T, ExecError> {
+    let key = stamp(path);
+    CONNECTIONS.with(|cell| {
+        let mut cache = cell.borrow_mut();
+        let pos = match cache.iter().position(|(k, _)| *k == key) {
+            Some(pos) => pos,
+            None => {
+                cache.retain(|(k, _)| k.0 != key.0);
+                let conn = open(path).map_err(|e| ExecError::Open {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })?;
+                if cache.len() >= CONNECTIONS_PER_THREAD {
+                    cache.remove(0);
+                }
+                cache.push((key, conn));
+                cache.len() - 1
+            }
+        };
+        // Most recently used last.
+        let entry = cache.remove(pos);
+        cache.push(entry);
+        let conn = &cache[cache.len() - 1].1;
+        f(conn)
+    })
+}
+
+/// Opens a database for untrusted queries.
+pub fn open(path: &Path) -> rusqlite::Result<Connection> {
+    let is_script = path.extension().is_some_and(|e| e == "sql");
+    let conn = if is_script {
+        let script = std::fs::read_to_string(path).map_err(|e| {
+            rusqlite::Error::InvalidPath(PathBuf::from(format!("{}: {e}", path.display())))
+        })?;
+        let conn = Connection::open_in_memory()?;
+        conn.execute_batch(&script)?;
+        conn
+    } else {
+        if !path.is_file() {
+            return Err(rusqlite::Error::InvalidPath(path.to_path_buf()));
+        }
+        let absolute = std::fs::canonicalize(path)
+            .map_err(|_| rusqlite::Error::InvalidPath(path.to_path_buf()))?;
+        let uri = format!("file:{}?mode=ro&immutable=1", uri_escape(&absolute));
+        Connection::open_with_flags(
+            uri,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?
+    };
+    // Strings and blobs a query may build; the result-size bound covers the rest.
+    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, 64 << 20);
+    conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0);
+    conn.authorizer(Some(authorize));
+    Ok(conn)
+}
+
+/// What an untrusted query may do: read.
+fn authorize(ctx: AuthContext<'_>) -> Authorization {
+    match ctx.action {
+        AuthAction::Select
+        | AuthAction::Read { .. }
+        | AuthAction::Function { .. }
+        | AuthAction::Recursive => Authorization::Allow,
+        _ => Authorization::Deny,
+    }
+}
+
+fn uri_escape(path: &Path) -> String {
+    let mut out = String::new();
+    for b in path.to_string_lossy().bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Skips whitespace and comments the way Python's `sqlite3` does before deciding whether text
+/// after a statement is "another statement".
+fn skip_space_and_comments(s: &str) -> &str {
+    let mut rest = s;
+    loop {
+        let trimmed = rest.trim_start_matches([' ', '\t', '\x0c', '\n', '\r']);
+        if let Some(after) = trimmed.strip_prefix("--") {
+            rest = after.find('\n').map_or("", |i| &after[i + 1..]);
+        } else if let Some(after) = trimmed.strip_prefix("/*") {
+            rest = after.find("*/").map_or("", |i| &after[i + 2..]);
+        } else {
+            return trimmed;
+        }
+    }
+}
+
+/// The byte offset just past the first statement's `;`, if the text has one, following SQLite's
+/// lexical rules for strings, quoted identifiers and comments.
+fn end_of_first_statement(sql: &str) -> Option<usize> {
+    let b = sql.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < b.len() {
+                    if b[i] == q {
+                        if b.get(i + 1) == Some(&q) {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'[' => {
+                i = b[i..]
+                    .iter()
+                    .position(|&c| c == b']')
+                    .map_or(b.len(), |p| i + p + 1)
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                i = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |p| i + p + 1)
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = sql[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2)
+            }
+            b';' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn sql_error(e: rusqlite::Error, deadline: Instant, timeout: Duration) -> ExecError {
+    match e {
+        rusqlite::Error::SqliteFailure(err, _) if err.code == ErrorCode::OperationInterrupted => {
+            ExecError::Timeout {
+                ms: timeout.as_millis() as u64,
+            }
+        }
+        _ if Instant::now() >= deadline => ExecError::Timeout {
+            ms: timeout.as_millis() as u64,
+        },
+        rusqlite::Error::SqliteFailure(err, Some(msg))
+            if err.code == ErrorCode::AuthorizationForStatementDenied =>
+        {
+            ExecError::Sql(format!("{msg}: only read-only queries may run"))
+        }
+        rusqlite::Error::SqliteFailure(_, Some(msg)) => ExecError::Sql(msg),
+        rusqlite::Error::SqlInputError { msg, .. } => ExecError::Sql(msg),
+        other => ExecError::Sql(other.to_string()),
+    }
+}
+
+fn decode_text(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+    }
+    out
+}
+
+fn run_query(conn: &Connection, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+    if skip_space_and_comments(sql).is_empty() {
+        // Python's sqlite3 runs an empty statement and fetches no rows.
+        return Ok(ResultTable::default());
+    }
+    if let Some(end) = end_of_first_statement(sql) {
+        if !skip_space_and_comments(&sql[end..]).is_empty() {
+            return Err(ExecError::Sql(
+                "You can only execute one statement at a time.".into(),
+            ));
+        }
+    }
+    let start = Instant::now();
+    let deadline = start + limits.timeout;
+    conn.progress_handler(PROGRESS_OPS, Some(move || Instant::now() >= deadline));
+    let result = fetch(conn, sql, limits, deadline);
+    conn.progress_handler(0, None::<fn() -> bool>);
+    result
+}
+
+fn fetch(
+    conn: &Connection,
+    sql: &str,
+    limits: &Limits,
+    deadline: Instant,
+) -> Result<ResultTable, ExecError> {
+    let err = |e| sql_error(e, deadline, limits.timeout);
+    let mut stmt = conn.prepare(sql).map_err(err)?;
+    // Belt and braces behind the authorizer: run only statements that read and return a table
+    // (a REINDEX with nothing to reindex, say, never asks the authorizer).
+    if !stmt.readonly() || stmt.column_count() == 0 {
+        return Err(ExecError::Sql(
+            "not a query: only statements that read and return rows may run".into(),
+        ));
+    }
+    let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    let ncols = columns.len();
+    let mut rows = stmt.raw_query();
+    let mut table = ResultTable {
+        columns,
+        rows: Vec::new(),
+    };
+    let mut bytes = 0usize;
+    while let Some(row) = rows.next().map_err(err)? {
+        if table.rows.len() >= limits.max_rows {
+            return Err(ExecError::TooManyRows {
+                limit: limits.max_rows,
+            });
+        }
+        let mut values = Vec::with_capacity(ncols);
+        for i in 0..ncols {
+            let v = match row.get_ref(i).map_err(err)? {
+                ValueRef::Null => Value::Null,
+                ValueRef::Integer(n) => Value::Int(n),
+                ValueRef::Real(f) => Value::Real(f),
+                ValueRef::Text(t) => Value::Text(decode_text(t)),
+                ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+            };
+            bytes += v.weight();
+            values.push(v);
+        }
+        if bytes > limits.max_bytes {
+            return Err(ExecError::TooLarge {
+                limit: limits.max_bytes,
+            });
+        }
+        table.rows.push(values);
+    }
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> Limits {
+        Limits {
+            timeout: Duration::from_millis(300),
+            ..Limits::default()
+        }
+    }
+
+    fn scratch_db(dir: &Path) -> Database {
+        let path = dir.join("t.sqlite");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t(a INTEGER, b TEXT, c REAL); \
+             INSERT INTO t VALUES (1, 'x', 1.5), (2, 'y', NULL), (2, CAST(X'41FF42' AS TEXT), 2.0);",
+        )
+        .unwrap();
+        Database::new(path)
+    }
+
+    #[test]
+    fn reads_typed_values_and_drops_invalid_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let t = Sqlite
+            .execute(&db, "SELECT a, b, c FROM t", &limits())
+            .unwrap();
+        assert_eq!(t.columns, vec!["a", "b", "c"]);
+        assert_eq!(
+            t.rows[0],
+            vec![Value::Int(1), Value::Text("x".into()), Value::Real(1.5)]
+        );
+        assert_eq!(t.rows[1][2], Value::Null);
+        assert_eq!(t.rows[2][1], Value::Text("AB".into()));
+    }
+
+    #[test]
+    fn writes_are_refused_and_leave_the_file_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let before = std::fs::read(db.path()).unwrap();
+        for sql in [
+            "DROP TABLE t",
+            "DELETE FROM t",
+            "INSERT INTO t VALUES (9, 'z', 0)",
+            "UPDATE t SET a = 0",
+            "CREATE TABLE u(x)",
+            "CREATE TEMP TABLE t AS SELECT 42 AS a",
+            "PRAGMA writable_schema = 1",
+            "ATTACH 'other.db' AS o",
+            "BEGIN",
+            "VACUUM",
+            "REINDEX",
+            "ANALYZE",
+        ] {
+            let r = Sqlite.execute(&db, sql, &limits());
+            assert!(matches!(r, Err(ExecError::Sql(_))), "{sql} gave {r:?}");
+        }
+        assert_eq!(std::fs::read(db.path()).unwrap(), before);
+        // No temp table shadows `t` on the reused connection.
+        let t = Sqlite
+            .execute(&db, "SELECT count(*) FROM t", &limits())
+            .unwrap();
+        assert_eq!(t.rows, vec![vec![Value::Int(3)]]);
+        assert!(!dir.path().join("other.db").exists());
+    }
+
+    #[test]
+    fn a_runaway_query_is_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let sql = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) \
+                   SELECT count(*) FROM n";
+        let start = Instant::now();
+        let r = Sqlite.execute(&db, sql, &limits());
+        assert_eq!(r, Err(ExecError::Timeout { ms: 300 }));
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn rows_and_bytes_are_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let few = Limits {
+            max_rows: 2,
+            ..limits()
+        };
+        assert_eq!(
+            Sqlite.execute(&db, "SELECT * FROM t", &few),
+            Err(ExecError::TooManyRows { limit: 2 })
+        );
+        let small = Limits {
+            max_bytes: 100,
+            ..limits()
+        };
+        assert_eq!(
+            Sqlite.execute(&db, "SELECT * FROM t, t AS u", &small),
+            Err(ExecError::TooLarge { limit: 100 })
+        );
+    }
+
+    #[test]
+    fn one_statement_at_a_time_like_python() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        assert!(Sqlite
+            .execute(&db, "SELECT 1; -- done\n", &limits())
+            .is_ok());
+        assert!(Sqlite
+            .execute(&db, "SELECT ';' ; /* x */", &limits())
+            .is_ok());
+        assert_eq!(
+            Sqlite.execute(&db, "SELECT 1; SELECT 2", &limits()),
+            Err(ExecError::Sql(
+                "You can only execute one statement at a time.".into()
+            ))
+        );
+        assert_eq!(
+            Sqlite.execute(&db, "  -- nothing", &limits()),
+            Ok(ResultTable::default())
+        );
+    }
+
+    #[test]
+    fn sql_errors_carry_sqlites_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        assert_eq!(
+            Sqlite.execute(&db, "SELECT nope FROM t", &limits()),
+            Err(ExecError::Sql("no such column: nope".into()))
+        );
+    }
+
+    #[test]
+    fn scripts_load_into_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sql");
+        std::fs::write(&path, "CREATE TABLE k(v); INSERT INTO k VALUES (7);").unwrap();
+        let t = Sqlite
+            .execute(&Database::new(&path), "SELECT v FROM k", &limits())
+            .unwrap();
+        assert_eq!(t.rows, vec![vec![Value::Int(7)]]);
+        assert!(Sqlite
+            .execute(&Database::new(&path), "DELETE FROM k", &limits())
+            .is_err());
+    }
+
+    #[test]
+    fn missing_database_is_an_open_error() {
+        let r = Sqlite.execute(
+            &Database::new("/nonexistent/x.sqlite"),
+            "SELECT 1",
+            &limits(),
+        );
+        assert!(matches!(r, Err(ExecError::Open { .. })), "{r:?}");
+    }
+}

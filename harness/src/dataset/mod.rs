@@ -1,0 +1,216 @@
+//! Dataset readers turn files into [`Item`]s and prediction sets. They know file formats and
+//! nothing about SQL semantics. A new format is one module here plus one arm in [`Dataset::load`].
+
+pub mod predictions;
+pub mod spider;
+
+use std::path::{Path, PathBuf};
+
+use crate::backend::Database;
+use crate::manifest::{Format, Manifest};
+
+/// One gold item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// Position in the gold file (0-based), the index the reference evaluators use.
+    pub index: usize,
+    pub db_id: String,
+    pub gold: String,
+    pub question: Option<String>,
+    /// Where the item comes from, for messages: `file:line` or `file#index`.
+    pub source: String,
+}
+
+/// One model version's predictions, aligned with the items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionSet {
+    pub name: String,
+    pub file: PathBuf,
+    pub queries: Vec<String>,
+}
+
+/// A loaded dataset: items, prediction sets and where each item's databases are.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    pub name: String,
+    pub items: Vec<Item>,
+    pub predictions: Vec<PredictionSet>,
+    /// Per item: the databases to run on, or why there are none (the item is skipped).
+    pub databases: Vec<Result<Vec<Database>, String>>,
+}
+
+/// Errors reading dataset files; each names the file (and line where there is one).
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: {message}", path.display())]
+    Line {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{}: {message}", path.display())]
+    File { path: PathBuf, message: String },
+    #[error(
+        "prediction file {} has {predictions} lines but gold file {} has {gold} items; \
+         predictions must be aligned one per line with the gold",
+        prediction_file.display(), gold_file.display()
+    )]
+    CountMismatch {
+        prediction_file: PathBuf,
+        predictions: usize,
+        gold_file: PathBuf,
+        gold: usize,
+    },
+    #[error("database pattern {pattern}: {message}")]
+    Pattern { pattern: String, message: String },
+}
+
+pub(crate) fn read_text(path: &Path) -> Result<String, DatasetError> {
+    let bytes = std::fs::read(path).map_err(|source| DatasetError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        DatasetError::Line {
+            path: path.to_path_buf(),
+            line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
+            message: "invalid UTF-8".into(),
+        }
+    })
+}
+
+impl Dataset {
+    /// Reads the gold, the prediction sets and resolves databases, as the manifest says.
+    pub fn load(manifest: &Manifest) -> Result<Dataset, DatasetError> {
+        let items = match manifest.format {
+            Format::Spider => spider::read_gold(&manifest.gold)?,
+        };
+        let mut sets = Vec::new();
+        for p in &manifest.predictions {
+            let queries = predictions::read_lines(&p.file)?;
+            if queries.len() != items.len() {
+                return Err(DatasetError::CountMismatch {
+                    prediction_file: p.file.clone(),
+                    predictions: queries.len(),
+                    gold_file: manifest.gold.clone(),
+                    gold: items.len(),
+                });
+            }
+            sets.push(PredictionSet {
+                name: p.name.clone(),
+                file: p.file.clone(),
+                queries,
+            });
+        }
+        let locator = DatabaseLocator::new(&manifest.databases)?;
+        let mut resolved: std::collections::HashMap<&str, Result<Vec<Database>, String>> =
+            std::collections::HashMap::new();
+        let databases = items
+            .iter()
+            .map(|item| {
+                resolved
+                    .entry(item.db_id.as_str())
+                    .or_insert_with(|| locator.resolve(&item.db_id))
+                    .clone()
+            })
+            .collect();
+        Ok(Dataset {
+            name: manifest.name.clone(),
+            items,
+            predictions: sets,
+            databases,
+        })
+    }
+}
+
+/// Finds an item's databases from the manifest's pattern. A pattern with glob characters
+/// (`*`, `?`, `[`) after substitution is a test suite: every matching file is one database.
+#[derive(Debug, Clone)]
+pub struct DatabaseLocator {
+    pattern: String,
+}
+
+impl DatabaseLocator {
+    pub fn new(pattern: &str) -> Result<DatabaseLocator, DatasetError> {
+        glob::Pattern::new(&pattern.replace("{db_id}", "x")).map_err(|e| {
+            DatasetError::Pattern {
+                pattern: pattern.to_owned(),
+                message: e.to_string(),
+            }
+        })?;
+        Ok(DatabaseLocator {
+            pattern: pattern.to_owned(),
+        })
+    }
+
+    /// True if the pattern names several databases per schema.
+    pub fn is_suite(&self) -> bool {
+        self.pattern.contains(['*', '?', '['])
+    }
+
+    /// The databases for `db_id`, or the reason there are none.
+    pub fn resolve(&self, db_id: &str) -> Result<Vec<Database>, String> {
+        if db_id.contains(['/', '\\']) || db_id == ".." || db_id.is_empty() {
+            return Err(format!("invalid db_id {db_id:?}"));
+        }
+        let path = self.pattern.replace("{db_id}", db_id);
+        if !self.is_suite() {
+            return if Path::new(&path).is_file() {
+                Ok(vec![Database::new(path)])
+            } else {
+                Err(format!("database file {path} not found"))
+            };
+        }
+        let escaped_id = glob::Pattern::escape(db_id);
+        let pattern = self.pattern.replace("{db_id}", &escaped_id);
+        let mut found: Vec<Database> = glob::glob(&pattern)
+            .map_err(|e| format!("bad database pattern {pattern}: {e}"))?
+            .filter_map(Result::ok)
+            .filter(|p| p.is_file())
+            .map(Database::new)
+            .collect();
+        found.sort();
+        if found.is_empty() {
+            Err(format!("no database matches {path}"))
+        } else {
+            Ok(found)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_and_suite_patterns() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("a")).unwrap();
+        for f in ["a/a.sqlite", "a/a_1.sqlite", "a/a_2.sqlite", "a/notes.txt"] {
+            std::fs::write(d.join(f), b"").unwrap();
+        }
+        let single =
+            DatabaseLocator::new(&format!("{}/{{db_id}}/{{db_id}}.sqlite", d.display())).unwrap();
+        assert!(!single.is_suite());
+        assert_eq!(single.resolve("a").unwrap().len(), 1);
+        assert!(single.resolve("b").unwrap_err().contains("not found"));
+        assert!(single.resolve("../a").is_err());
+
+        let suite = DatabaseLocator::new(&format!("{}/{{db_id}}/*.sqlite", d.display())).unwrap();
+        assert!(suite.is_suite());
+        let dbs = suite.resolve("a").unwrap();
+        assert_eq!(dbs.len(), 3);
+        assert!(dbs.windows(2).all(|w| w[0] < w[1]));
+        assert!(suite
+            .resolve("b")
+            .unwrap_err()
+            .contains("no database matches"));
+    }
+}

@@ -1,0 +1,135 @@
+//! Spider's gold formats: `SQL<TAB>db_id` per line (the official `dev_gold.sql`), or the
+//! `dev.json` / `train_spider.json` list of objects with `query`, `db_id` and `question`.
+//!
+//! Lines are trimmed with Python's `str.strip()` and split at tabs, as the reference evaluator
+//! reads them. Blank lines separate interactions in the reference's format; a single-turn file
+//! has none, and here they are skipped.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::{read_text, DatasetError, Item};
+use crate::sql_text::python_strip;
+
+/// Reads a Spider gold file (`.json` by extension, otherwise `SQL<TAB>db_id` lines).
+pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
+    let text = read_text(path)?;
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        read_json(path, &text)
+    } else {
+        read_tsv(path, &text)
+    }
+}
+
+fn read_tsv(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
+    let mut items = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = python_strip(line);
+        if line.is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [sql, db_id] = fields[..] else {
+            return Err(DatasetError::Line {
+                path: path.to_path_buf(),
+                line: n + 1,
+                message: format!(
+                    "expected `SQL<TAB>db_id`, found {} tab-separated field(s)",
+                    fields.len()
+                ),
+            });
+        };
+        items.push(Item {
+            index: items.len(),
+            db_id: db_id.to_owned(),
+            gold: sql.to_owned(),
+            question: None,
+            source: format!("{}:{}", path.display(), n + 1),
+        });
+    }
+    if items.is_empty() {
+        return Err(DatasetError::File {
+            path: path.to_path_buf(),
+            message: "no gold items".into(),
+        });
+    }
+    Ok(items)
+}
+
+#[derive(Deserialize)]
+struct JsonItem {
+    query: String,
+    db_id: String,
+    #[serde(default)]
+    question: Option<String>,
+}
+
+fn read_json(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
+    let raw: Vec<JsonItem> = serde_json::from_str(text).map_err(|e| DatasetError::Line {
+        path: path.to_path_buf(),
+        line: e.line(),
+        message: e.to_string(),
+    })?;
+    Ok(raw
+        .into_iter()
+        .enumerate()
+        .map(|(index, j)| Item {
+            index,
+            db_id: j.db_id,
+            gold: python_strip(&j.query).to_owned(),
+            question: j.question,
+            source: format!("{}#{index}", path.display()),
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tsv_lines_are_stripped_and_split() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("gold.sql");
+        std::fs::write(&p, "SELECT 1\tdb_a\r\n\n  SELECT 2 \tdb_b\n").unwrap();
+        let items = read_gold(&p).unwrap();
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[1].gold, "SELECT 2 ");
+        assert_eq!(items[1].db_id, "db_b");
+        assert_eq!(items[1].index, 1);
+        assert!(items[1].source.ends_with(":3"));
+    }
+
+    #[test]
+    fn malformed_lines_name_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("gold.sql");
+        std::fs::write(&p, "SELECT 1\tdb\nSELECT 2\n").unwrap();
+        let e = read_gold(&p).unwrap_err().to_string();
+        assert!(e.contains("gold.sql:2:"), "{e}");
+        assert!(e.contains("1 tab-separated field"), "{e}");
+    }
+
+    #[test]
+    fn json_items() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("dev.json");
+        std::fs::write(
+            &p,
+            r#"[{"db_id": "x", "query": "SELECT 1 ", "question": "q?"}]"#,
+        )
+        .unwrap();
+        let items = read_gold(&p).unwrap();
+        assert_eq!(items[0].gold, "SELECT 1");
+        assert_eq!(items[0].question.as_deref(), Some("q?"));
+        std::fs::write(&p, "[{\"db_id\": 3}]").unwrap();
+        assert!(read_gold(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("dev.json:1:"));
+    }
+}

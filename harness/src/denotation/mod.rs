@@ -1,0 +1,475 @@
+//! Denotations: the result tables queries produce, and when two of them are "the same answer".
+//!
+//! [`compare`] reproduces the official test-suite evaluator's `result_eq` (see `spec/exec.md`):
+//! both empty → equal; otherwise equal row counts, equal column counts, the reference's quick
+//! rejection test, and then some permutation of the predicted columns under which the rows are
+//! equal — as a list when order matters, as a multiset (bag) otherwise.
+//!
+//! The reference enumerates column permutations (all of them up to three columns, a sampled
+//! subset above); we search the same space with exact pruning (a predicted column can only stand
+//! for a gold column holding the same values, and interchangeable identical columns are tried
+//! once), so the answer is the same without the factorial blow-up.
+
+mod value;
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use value::Value;
+
+/// A result table: column names (for display only; never compared) and rows of typed values.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResultTable {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl ResultTable {
+    pub fn column_count(&self) -> usize {
+        self.rows.first().map_or(self.columns.len(), Vec::len)
+    }
+}
+
+/// How two denotations are compared.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CompareOptions {
+    /// Rows must come in the same order (the official rule: the gold contains `order by`).
+    pub order_matters: bool,
+    /// Relative tolerance for numbers; 0 means exact Python equality (official).
+    pub float_tolerance: f64,
+}
+
+/// Why two denotations differ.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Difference {
+    RowCount {
+        gold: usize,
+        predicted: usize,
+    },
+    ColumnCount {
+        gold: usize,
+        predicted: usize,
+    },
+    /// The same rows, in another order, where the gold's order counts.
+    Order,
+    /// Values differ. The rows are the multiset differences under the identity column order
+    /// (at most a few of each, for the failure message).
+    Rows {
+        only_gold: Vec<Vec<Value>>,
+        only_predicted: Vec<Vec<Value>>,
+    },
+}
+
+impl Difference {
+    /// A short, stable code for reports.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Difference::RowCount { .. } => "row_count",
+            Difference::ColumnCount { .. } => "column_count",
+            Difference::Order => "order",
+            Difference::Rows { .. } => "rows_differ",
+        }
+    }
+}
+
+impl fmt::Display for Difference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Difference::RowCount { gold, predicted } => {
+                write!(
+                    f,
+                    "row count differs: gold has {gold}, prediction has {predicted}"
+                )
+            }
+            Difference::ColumnCount { gold, predicted } => write!(
+                f,
+                "column count differs: gold has {gold}, prediction has {predicted}"
+            ),
+            Difference::Order => f.write_str(
+                "same rows in a different order (the gold has ORDER BY, so order counts)",
+            ),
+            Difference::Rows {
+                only_gold,
+                only_predicted,
+            } => {
+                if only_gold.is_empty() && only_predicted.is_empty() {
+                    f.write_str(
+                        "no column order makes the rows equal (each column matches some column, \
+                         but not row by row)",
+                    )
+                } else {
+                    f.write_str("values differ")
+                }
+            }
+        }
+    }
+}
+
+/// Formats a row as a Python tuple, the way the reference's users read rows.
+pub fn format_row(row: &[Value]) -> String {
+    let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
+    if cells.len() == 1 {
+        format!("({},)", cells[0])
+    } else {
+        format!("({})", cells.join(", "))
+    }
+}
+
+/// Compares a gold and a predicted denotation. `Ok(())` means the prediction is correct.
+pub fn compare(
+    gold: &ResultTable,
+    pred: &ResultTable,
+    options: CompareOptions,
+) -> Result<(), Difference> {
+    let (g, p) = (&gold.rows, &pred.rows);
+    if g.is_empty() && p.is_empty() {
+        return Ok(());
+    }
+    if g.len() != p.len() {
+        return Err(Difference::RowCount {
+            gold: g.len(),
+            predicted: p.len(),
+        });
+    }
+    let ncols = g[0].len();
+    if p[0].len() != ncols {
+        return Err(Difference::ColumnCount {
+            gold: ncols,
+            predicted: p[0].len(),
+        });
+    }
+    let tol = options.float_tolerance;
+    // The reference's quick rejection is part of its verdict (it is not always implied by the
+    // permutation search: see `python_sort_key`), so it is reproduced exactly in official mode.
+    let passes_quick_rejection = tol != 0.0 || quick_rejection_passes(g, p, options.order_matters);
+    if passes_quick_rejection && column_permutation_exists(g, p, options.order_matters, tol) {
+        return Ok(());
+    }
+    Err(describe_difference(g, p, options))
+}
+
+/// The reference's `quick_rej`: sort the cells of each row by Python's `str(x) + str(type(x))`
+/// and compare the lists (order matters) or the sets (otherwise) of those unordered rows.
+fn quick_rejection_passes(g: &[Vec<Value>], p: &[Vec<Value>], order_matters: bool) -> bool {
+    fn unorder(row: &[Value]) -> Vec<Value> {
+        let mut keyed: Vec<(String, &Value)> =
+            row.iter().map(|v| (v.python_sort_key(), v)).collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        keyed.into_iter().map(|(_, v)| v.clone()).collect()
+    }
+    let g: Vec<Vec<Value>> = g.iter().map(|r| unorder(r)).collect();
+    let p: Vec<Vec<Value>> = p.iter().map(|r| unorder(r)).collect();
+    if order_matters {
+        g == p
+    } else {
+        let gs: HashSet<&Vec<Value>> = g.iter().collect();
+        let ps: HashSet<&Vec<Value>> = p.iter().collect();
+        gs == ps
+    }
+}
+
+fn cmp_rows(a: &[Value], b: &[Value]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        match x.total_cmp(y) {
+            Ordering::Equal => continue,
+            other => return other,
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+fn rows_eq(a: &[Value], b: &[Value], tol: f64) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.approx_eq(y, tol))
+}
+
+/// Multiset equality of two lists of rows: sort both by a total order consistent with value
+/// equality, then compare pairwise. Exact for `tol == 0`.
+fn bags_eq(mut a: Vec<Vec<Value>>, mut b: Vec<Vec<Value>>, tol: f64) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.sort_by(|x, y| cmp_rows(x, y));
+    b.sort_by(|x, y| cmp_rows(x, y));
+    a.iter().zip(&b).all(|(x, y)| rows_eq(x, y, tol))
+}
+
+fn column(rows: &[Vec<Value>], j: usize) -> Vec<Value> {
+    rows.iter().map(|r| r[j].clone()).collect()
+}
+
+fn project(rows: &[Vec<Value>], cols: &[usize]) -> Vec<Vec<Value>> {
+    rows.iter()
+        .map(|r| cols.iter().map(|&c| r[c].clone()).collect())
+        .collect()
+}
+
+/// Is there a bijection `perm` (gold column j ↦ predicted column perm[j]) under which the rows
+/// are equal — as lists if `order_matters`, as multisets otherwise?
+fn column_permutation_exists(
+    g: &[Vec<Value>],
+    p: &[Vec<Value>],
+    order_matters: bool,
+    tol: f64,
+) -> bool {
+    let n = g[0].len();
+    let gcols: Vec<Vec<Value>> = (0..n).map(|j| column(g, j)).collect();
+    let pcols: Vec<Vec<Value>> = (0..n).map(|k| column(p, k)).collect();
+    // A predicted column can stand for a gold column only if it holds the same values:
+    // the same sequence when order matters, the same multiset otherwise.
+    let compatible = |j: usize, k: usize| -> bool {
+        if order_matters {
+            rows_eq(&gcols[j], &pcols[k], tol)
+        } else {
+            let wrap = |c: &Vec<Value>| c.iter().map(|v| vec![v.clone()]).collect::<Vec<_>>();
+            bags_eq(wrap(&gcols[j]), wrap(&pcols[k]), tol)
+        }
+    };
+    let candidates: Vec<Vec<usize>> = (0..n)
+        .map(|j| (0..n).filter(|&k| compatible(j, k)).collect())
+        .collect();
+    if candidates.iter().any(Vec::is_empty) {
+        return false;
+    }
+    // Identical predicted columns are interchangeable: try one representative per class.
+    let class: Vec<usize> = (0..n)
+        .map(|k| (0..=k).find(|&m| pcols[m] == pcols[k]).unwrap_or(k))
+        .collect();
+    if order_matters {
+        // Column-wise equal sequences for every gold column make the row lists equal, so any
+        // bijection through the candidate sets will do.
+        return bijection(&candidates, &class, &mut Vec::new(), &mut |_| true);
+    }
+    bijection(
+        &candidates,
+        &class,
+        &mut Vec::new(),
+        &mut |perm: &[usize]| {
+            let cols: Vec<usize> = (0..perm.len()).collect();
+            bags_eq(project(g, &cols), project(p, perm), tol)
+        },
+    )
+}
+
+/// Depth-first search for a bijection through `candidates`; `accept` is asked at every depth
+/// with the partial assignment, so it can prune (a projection that already differs).
+fn bijection(
+    candidates: &[Vec<usize>],
+    class: &[usize],
+    perm: &mut Vec<usize>,
+    accept: &mut dyn FnMut(&[usize]) -> bool,
+) -> bool {
+    let j = perm.len();
+    if j == candidates.len() {
+        return true;
+    }
+    let mut tried_classes = Vec::new();
+    for &k in &candidates[j] {
+        if perm.contains(&k) || tried_classes.contains(&class[k]) {
+            continue;
+        }
+        // Only skip a class once one of its members was tried at this depth *and* the others
+        // are unused: members of a class are interchangeable only among themselves.
+        tried_classes.push(class[k]);
+        perm.push(k);
+        if accept(perm) && bijection(candidates, class, perm, accept) {
+            return true;
+        }
+        perm.pop();
+    }
+    false
+}
+
+/// Explains a rejection for the failure message.
+fn describe_difference(g: &[Vec<Value>], p: &[Vec<Value>], options: CompareOptions) -> Difference {
+    if options.order_matters && column_permutation_exists(g, p, false, options.float_tolerance) {
+        return Difference::Order;
+    }
+    let mut only_predicted: Vec<Vec<Value>> = p.to_vec();
+    let mut only_gold = Vec::new();
+    for row in g {
+        match only_predicted
+            .iter()
+            .position(|q| rows_eq(row, q, options.float_tolerance))
+        {
+            Some(i) => {
+                only_predicted.remove(i);
+            }
+            None => only_gold.push(row.clone()),
+        }
+    }
+    Difference::Rows {
+        only_gold,
+        only_predicted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(rows: Vec<Vec<Value>>) -> ResultTable {
+        ResultTable {
+            columns: Vec::new(),
+            rows,
+        }
+    }
+    fn i(v: i64) -> Value {
+        Value::Int(v)
+    }
+    fn r(v: f64) -> Value {
+        Value::Real(v)
+    }
+    fn t(v: &str) -> Value {
+        Value::Text(v.into())
+    }
+    const BAG: CompareOptions = CompareOptions {
+        order_matters: false,
+        float_tolerance: 0.0,
+    };
+    const ORDERED: CompareOptions = CompareOptions {
+        order_matters: true,
+        float_tolerance: 0.0,
+    };
+
+    #[test]
+    fn both_empty_are_equal_even_with_different_columns() {
+        let mut a = table(vec![]);
+        a.columns = vec!["x".into()];
+        assert_eq!(compare(&a, &table(vec![]), BAG), Ok(()));
+    }
+
+    #[test]
+    fn counts_are_checked_first() {
+        let g = table(vec![vec![i(1)]]);
+        let p = table(vec![vec![i(1)], vec![i(1)]]);
+        assert_eq!(
+            compare(&g, &p, BAG),
+            Err(Difference::RowCount {
+                gold: 1,
+                predicted: 2
+            })
+        );
+        let p = table(vec![vec![i(1), i(2)]]);
+        assert_eq!(
+            compare(&g, &p, BAG),
+            Err(Difference::ColumnCount {
+                gold: 1,
+                predicted: 2
+            })
+        );
+    }
+
+    #[test]
+    fn bag_semantics_count_duplicates() {
+        let g = table(vec![vec![i(1)], vec![i(1)], vec![i(2)]]);
+        let p = table(vec![vec![i(1)], vec![i(2)], vec![i(2)]]);
+        assert!(matches!(compare(&g, &p, BAG), Err(Difference::Rows { .. })));
+        let p = table(vec![vec![i(2)], vec![i(1)], vec![i(1)]]);
+        assert_eq!(compare(&g, &p, BAG), Ok(()));
+    }
+
+    #[test]
+    fn order_counts_only_when_asked() {
+        let g = table(vec![vec![i(1)], vec![i(2)]]);
+        let p = table(vec![vec![i(2)], vec![i(1)]]);
+        assert_eq!(compare(&g, &p, BAG), Ok(()));
+        assert_eq!(compare(&g, &p, ORDERED), Err(Difference::Order));
+    }
+
+    #[test]
+    fn columns_may_be_permuted() {
+        let g = table(vec![vec![i(1), t("a"), r(2.5)], vec![i(2), t("b"), r(3.5)]]);
+        let p = table(vec![vec![r(3.5), i(2), t("b")], vec![r(2.5), i(1), t("a")]]);
+        assert_eq!(compare(&g, &p, BAG), Ok(()));
+        // Ordered: the rows must also come in the gold's order.
+        assert_eq!(compare(&g, &p, ORDERED), Err(Difference::Order));
+        let p2 = table(vec![vec![r(2.5), i(1), t("a")], vec![r(3.5), i(2), t("b")]]);
+        assert_eq!(compare(&g, &p2, ORDERED), Ok(()));
+    }
+
+    #[test]
+    fn a_permutation_must_be_consistent_across_rows() {
+        // Each predicted column matches some gold column as a multiset, but no single column
+        // order makes the rows equal.
+        let g = table(vec![vec![i(1), i(1)], vec![i(2), i(2)]]);
+        let p = table(vec![vec![i(1), i(2)], vec![i(2), i(1)]]);
+        assert!(compare(&g, &p, BAG).is_err());
+    }
+
+    #[test]
+    fn many_identical_columns_do_not_blow_up() {
+        let row: Vec<Value> = (0..12).map(|_| i(7)).collect();
+        let mut prow = row.clone();
+        prow[11] = i(8);
+        let g = table(vec![row.clone(); 50]);
+        assert_eq!(compare(&g, &table(vec![row; 50]), BAG), Ok(()));
+        assert!(compare(&g, &table(vec![prow; 50]), BAG).is_err());
+    }
+
+    #[test]
+    fn wide_permutation_is_found() {
+        let g: Vec<Vec<Value>> = (0..20)
+            .map(|k| (0..8).map(|c| i((k * c) % 5)).collect())
+            .collect();
+        let p: Vec<Vec<Value>> = g
+            .iter()
+            .rev()
+            .map(|row| row.iter().rev().cloned().collect())
+            .collect();
+        assert_eq!(compare(&table(g), &table(p), BAG), Ok(()));
+    }
+
+    #[test]
+    fn python_equality_of_values() {
+        let g = table(vec![vec![i(1)]]);
+        assert_eq!(compare(&g, &table(vec![vec![r(1.0)]]), BAG), Ok(()));
+        assert!(compare(&g, &table(vec![vec![t("1")]]), BAG).is_err());
+        let g = table(vec![vec![Value::Null]]);
+        assert_eq!(compare(&g, &table(vec![vec![Value::Null]]), BAG), Ok(()));
+    }
+
+    #[test]
+    fn quick_rejection_quirk_is_reproduced() {
+        // Python sorts the cells of (5, 50) as (50, 5) by their text "5<class 'int'>" and
+        // "50<class 'int'>", but (5.0, 50) as (5.0, 50): the unordered rows differ, so the
+        // reference rejects although 5 == 5.0 column by column.
+        let g = table(vec![vec![i(5), i(50)]]);
+        let p = table(vec![vec![r(5.0), i(50)]]);
+        assert!(compare(&g, &p, BAG).is_err());
+        let tolerant = CompareOptions {
+            float_tolerance: 1e-9,
+            ..BAG
+        };
+        assert_eq!(compare(&g, &p, tolerant), Ok(()));
+    }
+
+    #[test]
+    fn float_tolerance_is_opt_in() {
+        let g = table(vec![vec![r(0.3)], vec![r(1.0)]]);
+        let p = table(vec![vec![r(1.0)], vec![r(0.1 + 0.2)]]);
+        assert!(compare(&g, &p, BAG).is_err());
+        let tolerant = CompareOptions {
+            float_tolerance: 1e-9,
+            ..BAG
+        };
+        assert_eq!(compare(&g, &p, tolerant), Ok(()));
+    }
+
+    #[test]
+    fn differences_name_the_rows() {
+        let g = table(vec![vec![i(1)], vec![i(2)]]);
+        let p = table(vec![vec![i(1)], vec![i(3)]]);
+        assert_eq!(
+            compare(&g, &p, BAG),
+            Err(Difference::Rows {
+                only_gold: vec![vec![i(2)]],
+                only_predicted: vec![vec![i(3)]],
+            })
+        );
+        assert_eq!(format_row(&[i(1), t("it's")]), "(1, \"it's\")");
+        assert_eq!(format_row(&[r(2.0)]), "(2.0,)");
+    }
+}

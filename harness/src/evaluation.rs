@@ -1,0 +1,179 @@
+//! An evaluation: a manifest's dataset, its metrics and an executor, and the verdict of every
+//! (prediction set, item) pair, computed on first use and kept.
+//!
+//! Trials, snapshot checks, the CLI and the benchmark all read verdicts from here, so each
+//! prediction is judged once per run however many reports look at it.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
+
+use crate::backend::sqlite::Sqlite;
+use crate::dataset::{Dataset, DatasetError, Item};
+use crate::execution::Executor;
+use crate::manifest::{LoadError, Manifest};
+use crate::metric::{self, Metric, Status, Verdict};
+
+/// Errors opening an evaluation.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Manifest(#[from] LoadError),
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+}
+
+/// The verdicts of every enabled metric for one prediction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemResult {
+    /// `(metric name, verdict)` in the manifest's metric order.
+    pub verdicts: Vec<(&'static str, Verdict)>,
+}
+
+impl ItemResult {
+    /// The overall status: skipped/gold error if any metric says so, else incorrect if any metric
+    /// says so, else correct.
+    pub fn status(&self) -> Status {
+        self.verdicts
+            .iter()
+            .map(|(_, v)| v.status)
+            .max()
+            .unwrap_or(Status::Skipped)
+    }
+
+    pub fn verdict(&self, metric: &str) -> Option<&Verdict> {
+        self.verdicts
+            .iter()
+            .find(|(m, _)| *m == metric)
+            .map(|(_, v)| v)
+    }
+}
+
+/// A dataset under evaluation.
+#[derive(Debug)]
+pub struct Evaluation {
+    pub manifest: Manifest,
+    pub dataset: Dataset,
+    metrics: Vec<Box<dyn Metric>>,
+    executor: Executor,
+    results: Vec<Vec<OnceLock<ItemResult>>>,
+}
+
+impl Evaluation {
+    /// Loads a manifest and its dataset.
+    pub fn open(manifest: impl AsRef<Path>) -> Result<Evaluation, OpenError> {
+        Evaluation::new(Manifest::load(manifest)?)
+    }
+
+    pub fn new(manifest: Manifest) -> Result<Evaluation, OpenError> {
+        let dataset = Dataset::load(&manifest)?;
+        let metrics = metric::from_manifest(&manifest.metrics);
+        let executor = Executor::new(Box::new(Sqlite), manifest.cache.clone());
+        let results = dataset
+            .predictions
+            .iter()
+            .map(|_| dataset.items.iter().map(|_| OnceLock::new()).collect())
+            .collect();
+        Ok(Evaluation {
+            manifest,
+            dataset,
+            metrics,
+            executor,
+            results,
+        })
+    }
+
+    pub fn metrics(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.metrics.iter().map(|m| m.name())
+    }
+
+    pub fn items(&self) -> &[Item] {
+        &self.dataset.items
+    }
+
+    pub fn executor(&self) -> &Executor {
+        &self.executor
+    }
+
+    /// The prediction of set `set` for item `item`.
+    pub fn prediction(&self, set: usize, item: usize) -> &str {
+        &self.dataset.predictions[set].queries[item]
+    }
+
+    /// The verdicts for one prediction (computed on first call).
+    pub fn result(&self, set: usize, item: usize) -> &ItemResult {
+        self.results[set][item].get_or_init(|| self.judge(set, item))
+    }
+
+    /// The result if it has been computed already.
+    pub fn computed(&self, set: usize, item: usize) -> Option<&ItemResult> {
+        self.results[set][item].get()
+    }
+
+    fn judge(&self, set: usize, index: usize) -> ItemResult {
+        let item = &self.dataset.items[index];
+        let verdicts = match &self.dataset.databases[index] {
+            Err(reason) => self
+                .metrics
+                .iter()
+                .map(|m| {
+                    (
+                        m.name(),
+                        Verdict::skipped("missing_database", reason.clone()),
+                    )
+                })
+                .collect(),
+            Ok(dbs) => {
+                let prediction = self.prediction(set, index);
+                self.metrics
+                    .iter()
+                    .map(|m| (m.name(), m.evaluate(item, prediction, dbs, &self.executor)))
+                    .collect()
+            }
+        };
+        ItemResult { verdicts }
+    }
+
+    /// Computes every result of one prediction set, in parallel; `progress` is called after each.
+    pub fn evaluate_set(&self, set: usize, progress: &(dyn Fn() + Sync)) -> Vec<&ItemResult> {
+        (0..self.dataset.items.len())
+            .into_par_iter()
+            .map(|i| {
+                let r = self.result(set, i);
+                progress();
+                r
+            })
+            .collect()
+    }
+
+    /// Computes every result of every set, in parallel.
+    pub fn evaluate_all(&self, progress: &(dyn Fn() + Sync)) {
+        let n = self.dataset.items.len();
+        (0..self.dataset.predictions.len() * n)
+            .into_par_iter()
+            .for_each(|k| {
+                self.result(k / n, k % n);
+                progress();
+            });
+    }
+
+    /// Trial-name index width: enough digits for the largest index.
+    pub fn index_width(&self) -> usize {
+        self.dataset
+            .items
+            .len()
+            .saturating_sub(1)
+            .to_string()
+            .len()
+            .max(1)
+    }
+}
+
+/// Sets the number of worker threads evaluations use (once per process, before any evaluation).
+pub fn set_worker_threads(n: usize) -> Result<(), String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n.max(1))
+        .build_global()
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,250 @@
+//! Executions: running queries through a backend, with the caches in front of it.
+//!
+//! * Gold results are computed once per (database, SQL, limits) in a run and shared by every
+//!   prediction set; with a cache directory they are also kept on disk, keyed by the database's
+//!   content hash and the SQL text, so a re-run with a new model version executes only the
+//!   predictions.
+//! * Prediction results are memoised in the run too: model versions often predict the same SQL.
+//!
+//! A cached result is the same value the backend returned, errors included.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::backend::{Backend, Database, ExecError, Limits};
+use crate::denotation::ResultTable;
+
+/// What one execution produced.
+pub type Execution = Result<ResultTable, ExecError>;
+
+/// A concurrent memo: the first caller computes, concurrent callers for the same key wait.
+#[derive(Debug)]
+struct Memo<K, V> {
+    map: Mutex<HashMap<K, Arc<OnceLock<V>>>>,
+}
+
+impl<K: Eq + Hash + Clone, V> Memo<K, V> {
+    fn new() -> Self {
+        Memo {
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn get_or_init(&self, key: &K, init: impl FnOnce() -> V) -> Arc<OnceLock<V>> {
+        let cell = {
+            let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+            map.entry(key.clone()).or_default().clone()
+        };
+        cell.get_or_init(init);
+        cell
+    }
+}
+
+type Key = (Database, String, Limits);
+
+/// Runs queries for metrics. Shared by all threads of a run.
+#[derive(Debug)]
+pub struct Executor {
+    backend: Box<dyn Backend>,
+    golds: Memo<Key, Arc<Execution>>,
+    predictions: Memo<Key, Arc<Execution>>,
+    disk: Option<DiskCache>,
+}
+
+impl Executor {
+    pub fn new(backend: Box<dyn Backend>, cache_dir: Option<PathBuf>) -> Executor {
+        Executor {
+            backend,
+            golds: Memo::new(),
+            predictions: Memo::new(),
+            disk: cache_dir.map(DiskCache::new),
+        }
+    }
+
+    pub fn backend(&self) -> &dyn Backend {
+        self.backend.as_ref()
+    }
+
+    /// A gold query's result on `db`: computed once per run, and from disk when cached.
+    pub fn gold(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<Execution> {
+        let key = (db.clone(), sql.to_owned(), *limits);
+        let cell = self.golds.get_or_init(&key, || {
+            if let Some(disk) = &self.disk {
+                if let Some(hit) = disk.load(self.backend.as_ref(), db, sql, limits) {
+                    return Arc::new(hit);
+                }
+            }
+            let result = self.backend.execute(db, sql, limits);
+            if let Some(disk) = &self.disk {
+                disk.store(self.backend.as_ref(), db, sql, limits, &result);
+            }
+            Arc::new(result)
+        });
+        cell.get()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(self.backend.execute(db, sql, limits)))
+    }
+
+    /// A predicted query's result on `db` (memoised for this run only).
+    pub fn prediction(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<Execution> {
+        let key = (db.clone(), sql.to_owned(), *limits);
+        let cell = self
+            .predictions
+            .get_or_init(&key, || Arc::new(self.backend.execute(db, sql, limits)));
+        cell.get()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(self.backend.execute(db, sql, limits)))
+    }
+}
+
+/// Gold results on disk: one JSON file per (database content, SQL, limits).
+#[derive(Debug)]
+struct DiskCache {
+    dir: PathBuf,
+    hashes: Memo<PathBuf, Option<String>>,
+}
+
+impl DiskCache {
+    fn new(dir: PathBuf) -> DiskCache {
+        DiskCache {
+            dir,
+            hashes: Memo::new(),
+        }
+    }
+
+    fn file(
+        &self,
+        backend: &dyn Backend,
+        db: &Database,
+        sql: &str,
+        limits: &Limits,
+    ) -> Option<PathBuf> {
+        let content = self
+            .hashes
+            .get_or_init(&db.path, || backend.content_hash(db).ok())
+            .get()
+            .cloned()
+            .flatten()?;
+        let mut h = blake3::Hasher::new();
+        for part in [
+            backend.name(),
+            &content,
+            sql,
+            &format!(
+                "{}/{}/{}",
+                limits.timeout.as_millis(),
+                limits.max_rows,
+                limits.max_bytes
+            ),
+        ] {
+            h.update(part.as_bytes());
+            h.update(&[0]);
+        }
+        Some(self.dir.join(format!("{}.json", h.finalize().to_hex())))
+    }
+
+    fn load(
+        &self,
+        backend: &dyn Backend,
+        db: &Database,
+        sql: &str,
+        limits: &Limits,
+    ) -> Option<Execution> {
+        let file = self.file(backend, db, sql, limits)?;
+        let text = std::fs::read_to_string(file).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Writes atomically (temp file + rename), so concurrent runs never see half a file.
+    /// A cache that cannot be written is not an error: the run just does not speed up.
+    fn store(
+        &self,
+        backend: &dyn Backend,
+        db: &Database,
+        sql: &str,
+        limits: &Limits,
+        result: &Execution,
+    ) {
+        // Timeouts depend on the machine's load; don't make them permanent.
+        if matches!(result, Err(ExecError::Timeout { .. })) {
+            return;
+        }
+        let Some(file) = self.file(backend, db, sql, limits) else {
+            return;
+        };
+        let Ok(text) = serde_json::to_string(result) else {
+            return;
+        };
+        if std::fs::create_dir_all(&self.dir).is_err() {
+            return;
+        }
+        let tmp = tmp_name(&file);
+        if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &file).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+fn tmp_name(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(format!(".{}.tmp", std::process::id()));
+    PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::sqlite::Sqlite;
+    use crate::denotation::Value;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Counts executions, delegating to SQLite.
+    #[derive(Debug, Default)]
+    struct Counting(Arc<AtomicUsize>);
+    impl Backend for Counting {
+        fn name(&self) -> &'static str {
+            "sqlite"
+        }
+        fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> Execution {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Sqlite.execute(db, sql, limits)
+        }
+    }
+
+    #[test]
+    fn gold_results_are_computed_once_and_survive_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("d.sql");
+        std::fs::write(&script, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);").unwrap();
+        let db = Database::new(&script);
+        let cache = dir.path().join("cache");
+        let limits = Limits::default();
+
+        let count = Arc::new(AtomicUsize::new(0));
+        let ex = Executor::new(Box::new(Counting(count.clone())), Some(cache.clone()));
+        for _ in 0..3 {
+            let r = ex.gold(&db, "SELECT count(*) FROM t", &limits);
+            assert_eq!(r.as_ref().as_ref().unwrap().rows, vec![vec![Value::Int(2)]]);
+        }
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+
+        // A new run (new executor) reads the gold from disk: no execution.
+        let count2 = Arc::new(AtomicUsize::new(0));
+        let ex2 = Executor::new(Box::new(Counting(count2.clone())), Some(cache));
+        let r = ex2.gold(&db, "SELECT count(*) FROM t", &limits);
+        assert_eq!(r.as_ref().as_ref().unwrap().rows, vec![vec![Value::Int(2)]]);
+        assert_eq!(count2.load(Ordering::SeqCst), 0);
+
+        // Changing the database's content changes the key.
+        std::fs::write(&script, "CREATE TABLE t(x); INSERT INTO t VALUES (1);").unwrap();
+        let ex3 = Executor::new(
+            Box::new(Counting(count2.clone())),
+            Some(dir.path().join("cache")),
+        );
+        let r = ex3.gold(&db, "SELECT count(*) FROM t", &limits);
+        assert_eq!(r.as_ref().as_ref().unwrap().rows, vec![vec![Value::Int(1)]]);
+        assert_eq!(count2.load(Ordering::SeqCst), 1);
+    }
+}

@@ -1,0 +1,248 @@
+//! The thin harness: manifests → libtest trials.
+//!
+//! A test target with `harness = false` is three lines:
+//!
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     sqlsuite::harness::run(&["datasets/spider.toml"])
+//! }
+//! ```
+//!
+//! Trials, per prediction set of each manifest:
+//! * `<dataset>::<set>::<index>_<db_id>`: one per item. Correct passes. Incorrect fails with the
+//!   reason (strict mode), or — in regression mode — fails only if the accepted snapshot had it
+//!   correct, and is otherwise reported as ignored, "known failure". An item that could not be
+//!   evaluated (missing database) is reported as ignored with the reason.
+//! * `<dataset>::<set>::snapshot`: the insta snapshot of the set's verdicts.
+//! * `<dataset>::<set>::gate`: the gate's `min_accuracy` (when the manifest sets one).
+//!
+//! Filtering (`-- concert_singer`), `--list`, `--exact`, `--test-threads` and friends are
+//! libtest's; one process per trial (cargo-nextest) works too.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+use crate::evaluation::{Evaluation, OpenError};
+use crate::manifest::{GateMode, LoadError};
+use crate::metric::Status;
+use crate::report::snapshot::{self, Accepted};
+use crate::report::{gate, message, summary::Summary};
+
+/// Environment variable that turns "data unavailable" from ignored into failed (CI sets it).
+pub const REQUIRE_DATA_ENV: &str = "SQLSUITE_REQUIRE_SHARED";
+
+/// Runs the trials of the given manifests with libtest's command-line arguments.
+pub fn run(manifests: &[&str]) -> ExitCode {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    let mut evaluations = Vec::new();
+    for path in manifests {
+        let (t, e) = trials_for(Path::new(path));
+        trials.extend(t);
+        evaluations.extend(e);
+    }
+    run_trials(&args, trials, &evaluations)
+}
+
+/// Runs trials (the manifests' and any of the caller's own), then prints one summary line per
+/// fully evaluated prediction set.
+pub fn run_trials(
+    args: &Arguments,
+    trials: Vec<Trial>,
+    evaluations: &[Arc<Evaluation>],
+) -> ExitCode {
+    let conclusion = libtest_mimic::run(args, trials);
+    if !args.list {
+        for eval in evaluations {
+            print_summaries(eval);
+        }
+    }
+    conclusion.exit_code()
+}
+
+/// True when missing shared data must fail instead of being ignored (`SQLSUITE_REQUIRE_SHARED=1`).
+pub fn data_required() -> bool {
+    std::env::var(REQUIRE_DATA_ENV).is_ok_and(|v| v == "1")
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || "manifest".to_owned(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+/// The trials of one manifest, and the evaluation behind them (if it could be opened).
+pub fn trials_for(path: &Path) -> (Vec<Trial>, Option<Arc<Evaluation>>) {
+    let eval = match Evaluation::open(path) {
+        Ok(e) => Arc::new(e),
+        Err(OpenError::Manifest(LoadError::Unavailable(reasons))) => {
+            let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+            let why = format!("data unavailable: {}", reasons.join("; "));
+            let required = data_required();
+            let name = format!("{}::data", stem(path));
+            let trial = Trial::ignorable_test(name, move || {
+                if required {
+                    Err(Failed::from(format!("{why} ({REQUIRE_DATA_ENV}=1)")))
+                } else {
+                    Ok(Completion::ignored_with(why))
+                }
+            });
+            return (vec![trial], None);
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            let trial = Trial::test(format!("{}::manifest", stem(path)), move || Err(msg.into()));
+            return (vec![trial], None);
+        }
+    };
+
+    let mut trials = Vec::new();
+    let width = eval.index_width();
+    let ds = eval.dataset.name.clone();
+    for (set, preds) in eval.dataset.predictions.iter().enumerate() {
+        let accepted = Arc::new(Accepted::read(&snapshot::path(&eval, set)));
+        let prefix = format!("{ds}::{}", preds.name);
+        for (i, item) in eval.items().iter().enumerate() {
+            let name = format!("{prefix}::{i:0width$}_{}", item.db_id);
+            let (eval, accepted) = (eval.clone(), accepted.clone());
+            trials.push(Trial::ignorable_test(name, move || {
+                item_trial(&eval, set, i, accepted.as_ref().as_ref())
+            }));
+        }
+        {
+            let (eval, accepted) = (eval.clone(), accepted.clone());
+            trials.push(Trial::test(format!("{prefix}::snapshot"), move || {
+                snapshot_trial(&eval, set, accepted.as_ref().as_ref())
+            }));
+        }
+        if !eval.manifest.gate.min_accuracy.is_empty() {
+            let eval = eval.clone();
+            trials.push(Trial::test(format!("{prefix}::gate"), move || {
+                gate_trial(&eval, set)
+            }));
+        }
+    }
+    (trials, Some(eval))
+}
+
+fn item_trial(
+    eval: &Evaluation,
+    set: usize,
+    i: usize,
+    accepted: Option<&Accepted>,
+) -> Result<Completion, Failed> {
+    let result = eval.result(set, i);
+    match result.status() {
+        Status::Correct => Ok(Completion::Completed),
+        Status::Skipped => {
+            let reasons: Vec<&str> = result
+                .verdicts
+                .iter()
+                .map(|(_, v)| v.reason.as_str())
+                .collect();
+            Ok(Completion::ignored_with(reasons.join("; ")))
+        }
+        Status::Incorrect | Status::GoldError => {
+            let regression = eval.manifest.gate.mode == GateMode::Regression;
+            let was_correct = accepted.is_some_and(|a| a.was_correct(i));
+            if regression && !was_correct {
+                let codes: Vec<String> = result
+                    .verdicts
+                    .iter()
+                    .map(|(m, v)| format!("{m}={}", v.code))
+                    .collect();
+                return Ok(Completion::ignored_with(format!(
+                    "known failure ({})",
+                    codes.join(" ")
+                )));
+            }
+            let mut msg = message::failure(eval, set, i);
+            if regression {
+                msg.push_str("regression: this item is correct in the accepted snapshot\n");
+            }
+            Err(msg.into())
+        }
+    }
+}
+
+fn snapshot_trial(
+    eval: &Evaluation,
+    set: usize,
+    accepted: Option<&Accepted>,
+) -> Result<(), Failed> {
+    let content = snapshot::render(eval, set);
+    let flips = accepted.map(|a| snapshot::flips(eval, set, a));
+    let insta = snapshot::assert_with_insta(eval, set, &content);
+    let Err(complaint) = insta else {
+        return Ok(());
+    };
+    let path = snapshot::path(eval, set);
+    let flipped = match &flips {
+        None => format!("no accepted snapshot at {}", path.display()),
+        Some(f) => format!(
+            "{} items regressed {:?}, {} newly correct {:?}",
+            f.regressed.len(),
+            f.regressed,
+            f.fixed.len(),
+            f.fixed
+        ),
+    };
+    let regression_mode = eval.manifest.gate.mode == GateMode::Regression;
+    if regression_mode && flips.as_ref().is_some_and(|f| f.regressed.is_empty()) {
+        // Only improvements (or reason changes): the regression gate passes; the new snapshot
+        // waits for review.
+        println!(
+            "note: {} changed without regressions ({flipped}); review with `cargo insta review` \
+             or accept with INSTA_UPDATE=always",
+            path.display()
+        );
+        return Ok(());
+    }
+    Err(format!(
+        "snapshot {} does not match: {flipped}.\nReview with `cargo insta review` (or accept with \
+         INSTA_UPDATE=always).\n{complaint}",
+        path.display()
+    )
+    .into())
+}
+
+fn gate_trial(eval: &Evaluation, set: usize) -> Result<(), Failed> {
+    let failures: Vec<String> = eval
+        .metrics()
+        .filter_map(|m| gate::check(&eval.manifest.gate, &Summary::of(eval, set, m)).err())
+        .collect();
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n").into())
+    }
+}
+
+/// After the trials: one line per prediction set whose results were all computed.
+fn print_summaries(eval: &Evaluation) {
+    let n = eval.items().len();
+    for (set, preds) in eval.dataset.predictions.iter().enumerate() {
+        if (0..n).any(|i| eval.computed(set, i).is_none()) {
+            continue;
+        }
+        for metric in eval.metrics() {
+            let s = Summary::of(eval, set, metric);
+            println!("{}::{} {}", eval.dataset.name, preds.name, s.headline());
+        }
+        if let Some(accepted) = Accepted::read(&snapshot::path(eval, set)) {
+            let f = snapshot::flips(eval, set, &accepted);
+            println!(
+                "  vs accepted snapshot: {} regressed {:?}, {} newly correct {:?}, {} known failures",
+                f.regressed.len(),
+                f.regressed,
+                f.fixed.len(),
+                f.fixed,
+                f.known_failures
+            );
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! sqlsuite: evaluate text-to-SQL predictions the way the field's reference metrics do, one
+//! named trial per prediction.
+//!
+//! Data flows one way: [`manifest`] → [`dataset`] (items) → [`execution`] (through a
+//! [`backend`]) → [`metric`] (verdicts, comparing [`denotation`]s) → [`report`] and [`harness`].
+//! [`evaluation`] holds one run's verdicts so every report reads the same ones.
+
+pub mod backend;
+pub mod dataset;
+pub mod denotation;
+pub mod evaluation;
+pub mod execution;
+pub mod harness;
+pub mod manifest;
+pub mod metric;
+pub mod report;
+pub mod sql_text;
+
+pub use evaluation::Evaluation;
+pub use manifest::Manifest;

@@ -1,0 +1,629 @@
+//! Dataset manifests: the TOML file that names the gold, the databases, the prediction sets, the
+//! metrics and the gate. The format is specified in `spec/manifest.md`.
+//!
+//! Every error names the manifest file, line and column. Paths are relative to the manifest's
+//! directory after `${VAR}` / `${VAR:-default}` interpolation.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::metric::exec::ExecOptions;
+
+/// An error located in a manifest.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}:{line}:{column}: {message}", file.display())]
+pub struct ManifestError {
+    pub file: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// What loading a manifest can end in.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read manifest {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Invalid(ManifestError),
+    /// Input files are missing and the manifest says so is acceptable (`when_missing = "ignore"`):
+    /// the whole dataset is reported as ignored, with these reasons.
+    #[error("data unavailable: {}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Unavailable(Vec<ManifestError>),
+}
+
+/// The gold file's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// `SQL<TAB>db_id` per line, or Spider's `dev.json` (by extension).
+    Spider,
+}
+
+/// What to do when an input file is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WhenMissing {
+    /// A missing file is an error (default).
+    #[default]
+    Fail,
+    /// The dataset is reported as ignored with the reason (for data that lives outside the repo),
+    /// unless `SQLSUITE_REQUIRE_SHARED=1`.
+    Ignore,
+}
+
+/// The CI gate's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateMode {
+    /// Every incorrect prediction is a failed trial.
+    #[default]
+    Strict,
+    /// A trial fails only if the accepted snapshot had the item correct.
+    Regression,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    dataset: RawDataset,
+    databases: RawDatabases,
+    #[serde(default)]
+    predictions: Vec<RawPredictions>,
+    #[serde(default)]
+    metrics: Option<RawMetrics>,
+    #[serde(default)]
+    gate: Gate,
+    #[serde(default)]
+    report: Option<RawReport>,
+    #[serde(default)]
+    cache: Option<RawCache>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDataset {
+    name: Spanned<String>,
+    format: Format,
+    gold: Spanned<String>,
+    #[serde(default)]
+    tables: Option<Spanned<String>>,
+    #[serde(default)]
+    when_missing: WhenMissing,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDatabases {
+    path: Spanned<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPredictions {
+    name: Spanned<String>,
+    file: Spanned<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMetrics {
+    #[serde(default)]
+    exec: Option<ExecOptions>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReport {
+    #[serde(default)]
+    snapshots: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCache {
+    dir: Spanned<String>,
+}
+
+/// The CI gate.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gate {
+    #[serde(default)]
+    pub mode: GateMode,
+    /// Minimum accuracy (a fraction, 0..=1) per metric name, for every prediction set.
+    #[serde(default)]
+    pub min_accuracy: BTreeMap<String, f64>,
+}
+
+/// The metrics a manifest asks for, with their options. A new metric adds one field here.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metrics {
+    pub exec: Option<ExecOptions>,
+}
+
+/// One prediction set: a model version's predictions, one per gold item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionFile {
+    pub name: String,
+    pub file: PathBuf,
+}
+
+/// A loaded, validated manifest.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    pub path: PathBuf,
+    pub name: String,
+    pub format: Format,
+    pub gold: PathBuf,
+    pub tables: Option<PathBuf>,
+    /// Database path pattern with `{db_id}` (and possibly glob characters for test suites).
+    pub databases: String,
+    pub predictions: Vec<PredictionFile>,
+    pub metrics: Metrics,
+    pub gate: Gate,
+    pub snapshots: PathBuf,
+    pub cache: Option<PathBuf>,
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rfind('\n').map_or(offset, |nl| offset - nl - 1) + 1;
+    (line, column)
+}
+
+struct Context<'a> {
+    file: &'a Path,
+    text: &'a str,
+    dir: PathBuf,
+}
+
+impl Context<'_> {
+    fn error(&self, span: Range<usize>, message: impl Into<String>) -> ManifestError {
+        let (line, column) = line_col(self.text, span.start);
+        ManifestError {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    /// Interpolates a string value, reporting errors at its position.
+    fn string(&self, value: &Spanned<String>) -> Result<String, ManifestError> {
+        interpolate(value.get_ref(), |name| std::env::var(name).ok())
+            .map_err(|message| self.error(value.span(), message))
+    }
+
+    /// Interpolates a path value and makes it relative to the manifest's directory. A relative
+    /// path that comes from an environment variable is relative to the current directory, where
+    /// the user set it.
+    fn path(&self, value: &Spanned<String>) -> Result<PathBuf, ManifestError> {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let lookup = |name: &str| {
+            std::env::var(name).ok().map(|v| {
+                if v.is_empty() || Path::new(&v).is_absolute() {
+                    v
+                } else {
+                    cwd.join(v).to_string_lossy().into_owned()
+                }
+            })
+        };
+        let s = interpolate(value.get_ref(), lookup)
+            .map_err(|message| self.error(value.span(), message))?;
+        Ok(clean(&self.dir.join(s)))
+    }
+}
+
+/// Expands `${VAR}` and `${VAR:-default}` (the default is used when VAR is unset or empty, as in
+/// POSIX shells; it may itself contain `${...}`). `$$` is a literal `$`.
+pub fn interpolate(input: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    interpolate_with(input, &lookup)
+}
+
+fn interpolate_with(
+    input: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = input;
+    while let Some(pos) = rest.find('$') {
+        out.push_str(&rest[..pos]);
+        let after = &rest[pos + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+            continue;
+        }
+        let Some(body) = after.strip_prefix('{') else {
+            out.push('$');
+            rest = after;
+            continue;
+        };
+        // Find the matching close brace (defaults may nest `${...}`).
+        let mut depth = 1;
+        let mut end = None;
+        let bytes = body.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end.ok_or_else(|| format!("unclosed `${{` in {input:?}"))?;
+        let inner = &body[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("invalid variable name {name:?} in {input:?}"));
+        }
+        match (lookup(name).filter(|v| !v.is_empty()), default) {
+            (Some(v), _) => out.push_str(&v),
+            (None, Some(d)) => out.push_str(&interpolate_with(d, lookup)?),
+            (None, None) => {
+                return Err(format!(
+                    "environment variable {name} is not set (write ${{{name}:-default}} to give a default)"
+                ))
+            }
+        }
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Removes `.` and folds `dir/..` lexically (`datasets/demo/../../snapshots` → `snapshots`), so
+/// messages show short paths. A leading `..` stays.
+pub fn clean(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            c => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        PathBuf::from(".")
+    } else {
+        out.iter().collect()
+    }
+}
+
+impl Manifest {
+    /// Reads and validates a manifest.
+    pub fn load(path: impl AsRef<Path>) -> Result<Manifest, LoadError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Manifest::parse(path, &text)
+    }
+
+    /// Validates manifest text as if read from `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Manifest, LoadError> {
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let cx = Context {
+            file: path,
+            text,
+            dir,
+        };
+        let raw: RawManifest = toml::from_str(text).map_err(|e| {
+            let span = e.span().unwrap_or(0..0);
+            LoadError::Invalid(cx.error(span, e.message().trim().to_owned()))
+        })?;
+        let invalid = LoadError::Invalid;
+
+        let name = cx.string(&raw.dataset.name).map_err(invalid)?;
+        if name.is_empty() || name.contains(|c: char| c.is_whitespace() || c == ':') {
+            return Err(invalid(cx.error(
+                raw.dataset.name.span(),
+                "dataset name must be non-empty, without spaces or ':' (it prefixes trial names)",
+            )));
+        }
+        let gold = cx.path(&raw.dataset.gold).map_err(invalid)?;
+        let tables = match &raw.dataset.tables {
+            Some(t) => Some((cx.path(t).map_err(invalid)?, t.span())),
+            None => None,
+        };
+        let databases = cx.path(&raw.databases.path).map_err(invalid)?;
+        let databases = databases.to_string_lossy().into_owned();
+        if !databases.contains("{db_id}") {
+            return Err(invalid(cx.error(
+                raw.databases.path.span(),
+                "database path must contain {db_id}",
+            )));
+        }
+
+        let mut missing = Vec::new();
+        if !gold.is_file() {
+            missing.push(cx.error(
+                raw.dataset.gold.span(),
+                format!("gold file {} not found", gold.display()),
+            ));
+        }
+        if let Some((t, span)) = &tables {
+            if !t.is_file() {
+                missing.push(cx.error(
+                    span.clone(),
+                    format!("tables file {} not found", t.display()),
+                ));
+            }
+        }
+        // The directory above the first `{db_id}` must exist.
+        let fixed_prefix = &databases[..databases.find("{db_id}").unwrap_or(0)];
+        let fixed_dir = Path::new(fixed_prefix);
+        let fixed_dir = if fixed_prefix.ends_with('/') {
+            fixed_dir
+        } else {
+            fixed_dir.parent().unwrap_or(fixed_dir)
+        };
+        if !fixed_dir.as_os_str().is_empty() && !fixed_dir.is_dir() {
+            missing.push(cx.error(
+                raw.databases.path.span(),
+                format!("database directory {} not found", fixed_dir.display()),
+            ));
+        }
+
+        let mut predictions: Vec<PredictionFile> = Vec::new();
+        for p in &raw.predictions {
+            let pname = cx.string(&p.name).map_err(invalid)?;
+            if pname.is_empty() || pname.contains(|c: char| c.is_whitespace() || c == ':') {
+                return Err(invalid(cx.error(
+                    p.name.span(),
+                    "prediction set name must be non-empty, without spaces or ':'",
+                )));
+            }
+            if predictions.iter().any(|q| q.name == pname) {
+                return Err(invalid(cx.error(
+                    p.name.span(),
+                    format!("duplicate prediction set name {pname:?}"),
+                )));
+            }
+            let file = cx.path(&p.file).map_err(invalid)?;
+            if !file.is_file() {
+                missing.push(cx.error(
+                    p.file.span(),
+                    format!("prediction file {} not found", file.display()),
+                ));
+            }
+            predictions.push(PredictionFile { name: pname, file });
+        }
+
+        let metrics = match raw.metrics {
+            Some(m) => Metrics { exec: m.exec },
+            None => Metrics {
+                exec: Some(ExecOptions::default()),
+            },
+        };
+        if metrics.exec.is_none() {
+            return Err(invalid(
+                cx.error(0..0, "no metric enabled: add [metrics.exec]"),
+            ));
+        }
+        for (metric, &min) in &raw.gate.min_accuracy {
+            let known = metric == "exec" && metrics.exec.is_some();
+            if !known || !(0.0..=1.0).contains(&min) {
+                let at = text.find("min_accuracy").unwrap_or(0);
+                let why = if known {
+                    format!("gate.min_accuracy.{metric} = {min} must be a fraction between 0 and 1")
+                } else {
+                    format!("gate.min_accuracy names metric {metric:?}, which is not enabled")
+                };
+                return Err(invalid(cx.error(at..at, why)));
+            }
+        }
+
+        let snapshots = match raw.report.and_then(|r| r.snapshots) {
+            Some(s) => cx.path(&s).map_err(invalid)?,
+            None => cx.dir.join("snapshots"),
+        };
+        let cache = match raw.cache {
+            Some(c) => Some(cx.path(&c.dir).map_err(invalid)?),
+            None => None,
+        };
+
+        if !missing.is_empty() {
+            return Err(match raw.dataset.when_missing {
+                WhenMissing::Ignore => LoadError::Unavailable(missing),
+                WhenMissing::Fail => LoadError::Invalid(missing.remove(0)),
+            });
+        }
+
+        Ok(Manifest {
+            path: path.to_path_buf(),
+            name,
+            format: raw.dataset.format,
+            gold,
+            tables: tables.map(|(t, _)| t),
+            databases,
+            predictions,
+            metrics,
+            gate: raw.gate,
+            snapshots,
+            cache,
+        })
+    }
+}
+
+impl fmt::Display for Manifest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.name, self.path.display())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "HOME_DIR" => Some("/home/x".into()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn paths_are_cleaned_lexically() {
+        assert_eq!(
+            clean(Path::new("datasets/demo/../../snapshots")),
+            Path::new("snapshots")
+        );
+        assert_eq!(
+            clean(Path::new("datasets/../../shared/./x")),
+            Path::new("../shared/x")
+        );
+        assert_eq!(clean(Path::new("/a/../../b")), Path::new("/b"));
+        assert_eq!(clean(Path::new("a/..")), Path::new("."));
+    }
+
+    #[test]
+    fn interpolation() {
+        assert_eq!(interpolate("a/${HOME_DIR}/b", env).unwrap(), "a//home/x/b");
+        assert_eq!(
+            interpolate("${NOPE:-../shared}/d", env).unwrap(),
+            "../shared/d"
+        );
+        assert_eq!(interpolate("${EMPTY:-dflt}", env).unwrap(), "dflt");
+        assert_eq!(interpolate("${NOPE:-${HOME_DIR}}", env).unwrap(), "/home/x");
+        assert_eq!(interpolate("cost $$5 $x", env).unwrap(), "cost $5 $x");
+        assert!(interpolate("${NOPE}", env)
+            .unwrap_err()
+            .contains("NOPE is not set"));
+        assert!(interpolate("${NOPE", env).unwrap_err().contains("unclosed"));
+        assert!(interpolate("${A B}", env)
+            .unwrap_err()
+            .contains("invalid variable"));
+    }
+
+    fn write_tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("gold.sql"), "SELECT 1\tdb\n").unwrap();
+        std::fs::write(dir.path().join("p.txt"), "SELECT 1\n").unwrap();
+        std::fs::create_dir(dir.path().join("db")).unwrap();
+        dir
+    }
+
+    const GOOD: &str = r#"
+[dataset]
+name = "t"
+format = "spider"
+gold = "gold.sql"
+
+[databases]
+path = "db/{db_id}.sqlite"
+
+[[predictions]]
+name = "v1"
+file = "p.txt"
+
+[metrics.exec]
+timeout_ms = 500
+
+[gate]
+mode = "regression"
+min_accuracy = { exec = 0.5 }
+"#;
+
+    #[test]
+    fn a_good_manifest_resolves_paths_against_its_directory() {
+        let dir = write_tree();
+        let path = dir.path().join("m.toml");
+        let m = Manifest::parse(&path, GOOD).unwrap();
+        assert_eq!(m.gold, dir.path().join("gold.sql"));
+        assert_eq!(m.predictions[0].file, dir.path().join("p.txt"));
+        assert_eq!(m.gate.mode, GateMode::Regression);
+        assert_eq!(m.metrics.exec.as_ref().unwrap().timeout_ms, 500);
+        assert_eq!(m.snapshots, dir.path().join("snapshots"));
+    }
+
+    fn error_of(text: &str) -> ManifestError {
+        let dir = write_tree();
+        match Manifest::parse(&dir.path().join("m.toml"), text) {
+            Err(LoadError::Invalid(e)) => e,
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_located() {
+        let e = error_of(&GOOD.replace("timeout_ms = 500", "timeout_ms = 500\ntimeout = 3"));
+        assert_eq!((e.line, e.column), (16, 1), "{e}");
+        assert!(e.message.contains("unknown field `timeout`"), "{e}");
+        assert!(e
+            .to_string()
+            .starts_with(&format!("{}:16:1: ", e.file.display())));
+    }
+
+    #[test]
+    fn wrong_types_are_located() {
+        let e = error_of(&GOOD.replace("timeout_ms = 500", "timeout_ms = \"fast\""));
+        assert_eq!((e.line, e.column), (15, 14), "{e}");
+        assert!(e.message.contains("invalid type"), "{e}");
+    }
+
+    #[test]
+    fn missing_files_are_located() {
+        let e = error_of(&GOOD.replace("\"p.txt\"", "\"nope.txt\""));
+        assert_eq!((e.line, e.column), (12, 8), "{e}");
+        assert!(e.message.contains("nope.txt not found"), "{e}");
+    }
+
+    #[test]
+    fn missing_data_can_be_declared_ignorable() {
+        let dir = write_tree();
+        let text = GOOD.replace(
+            "gold.sql\"",
+            "missing/gold.sql\"\nwhen_missing = \"ignore\"",
+        );
+        match Manifest::parse(&dir.path().join("m.toml"), &text) {
+            Err(LoadError::Unavailable(reasons)) => {
+                assert!(reasons[0].message.contains("gold file"), "{reasons:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn gate_thresholds_are_fractions_of_enabled_metrics() {
+        let e = error_of(&GOOD.replace("exec = 0.5", "exec = 50"));
+        assert!(e.message.contains("between 0 and 1"), "{e}");
+        let e = error_of(&GOOD.replace("{ exec = 0.5 }", "{ esm = 0.5 }"));
+        assert!(e.message.contains("not enabled"), "{e}");
+    }
+
+    #[test]
+    fn database_pattern_needs_db_id() {
+        let e = error_of(&GOOD.replace("db/{db_id}.sqlite", "db/x.sqlite"));
+        assert!(e.message.contains("{db_id}"), "{e}");
+        assert_eq!(e.line, 8);
+    }
+}

@@ -1,0 +1,376 @@
+//! Execution accuracy with the official test-suite evaluator's semantics (`spec/exec.md`).
+//!
+//! Both queries are preprocessed as the reference does (tokenized operators repaired, DISTINCT
+//! removed unless `keep_distinct`, the `value` placeholder replaced in the prediction), run on
+//! each of the item's databases, and their results compared with [`crate::denotation::compare`]
+//! (order counts only if the gold contains `order by`). The prediction is correct iff it matches
+//! on every database.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::{Metric, Verdict};
+use crate::backend::{Database, ExecError, Limits};
+use crate::dataset::Item;
+use crate::denotation::{compare, format_row, CompareOptions, Difference, ResultTable};
+use crate::execution::Executor;
+use crate::sql_text::{fix_tokenized_operators, python_strip, remove_distinct, replace_cur_year};
+
+/// `[metrics.exec]` options.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExecOptions {
+    /// Keep DISTINCT in both queries (the reference's `--keep_distinct`).
+    pub keep_distinct: bool,
+    /// Per-query time limit; a prediction that runs longer is incorrect, a gold a gold error.
+    pub timeout_ms: u64,
+    /// Relative tolerance for comparing numbers; absent = exact Python equality (official).
+    pub float_tolerance: Option<f64>,
+    /// At most this many result rows per query.
+    pub max_rows: usize,
+    /// Replace every `value` substring of the prediction by `1` before running it, as the
+    /// reference's `evaluation.py` does for every prediction.
+    pub replace_value_placeholder: bool,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            keep_distinct: false,
+            timeout_ms: 10_000,
+            float_tolerance: None,
+            max_rows: Limits::default().max_rows,
+            replace_value_placeholder: true,
+        }
+    }
+}
+
+/// The execution-match metric.
+#[derive(Debug, Clone)]
+pub struct Exec {
+    options: ExecOptions,
+    limits: Limits,
+}
+
+/// Rows shown per side in a failure message.
+const SHOWN_ROWS: usize = 5;
+
+impl Exec {
+    pub fn new(options: ExecOptions) -> Exec {
+        let limits = Limits {
+            timeout: Duration::from_millis(options.timeout_ms),
+            max_rows: options.max_rows,
+            ..Limits::default()
+        };
+        Exec { options, limits }
+    }
+
+    /// The text the reference would execute for a gold query.
+    pub fn prepare_gold(&self, gold: &str) -> String {
+        let g = fix_tokenized_operators(gold);
+        if self.options.keep_distinct {
+            g
+        } else {
+            remove_distinct(&g)
+        }
+    }
+
+    /// The text the reference would execute for a prediction.
+    pub fn prepare_prediction(&self, prediction: &str) -> String {
+        let p = if self.options.replace_value_placeholder {
+            prediction.replace("value", "1")
+        } else {
+            prediction.to_owned()
+        };
+        self.prepare_gold(&p)
+    }
+
+    fn compare_options(&self, prepared_gold: &str) -> CompareOptions {
+        CompareOptions {
+            order_matters: prepared_gold.to_lowercase().contains("order by"),
+            float_tolerance: self.options.float_tolerance.unwrap_or(0.0),
+        }
+    }
+}
+
+fn show_rows(label: &str, table: &ResultTable, total: Option<usize>) -> String {
+    let total = total.unwrap_or(table.rows.len());
+    let mut s = format!("{label} ({total} rows");
+    if !table.columns.is_empty() {
+        s.push_str(&format!("; columns {}", table.columns.join(", ")));
+    }
+    s.push_str("):\n");
+    for row in table.rows.iter().take(SHOWN_ROWS) {
+        s.push_str(&format!("  {}\n", format_row(row)));
+    }
+    if table.rows.len() > SHOWN_ROWS {
+        s.push_str(&format!("  … {} more\n", table.rows.len() - SHOWN_ROWS));
+    }
+    s
+}
+
+fn show_list(label: &str, rows: &[Vec<crate::denotation::Value>]) -> String {
+    let mut s = format!("{label} ({}):\n", rows.len());
+    for row in rows.iter().take(SHOWN_ROWS) {
+        s.push_str(&format!("  {}\n", format_row(row)));
+    }
+    if rows.len() > SHOWN_ROWS {
+        s.push_str(&format!("  … {} more\n", rows.len() - SHOWN_ROWS));
+    }
+    s
+}
+
+impl Metric for Exec {
+    fn name(&self) -> &'static str {
+        "exec"
+    }
+
+    fn evaluate(
+        &self,
+        item: &Item,
+        prediction: &str,
+        databases: &[Database],
+        executor: &Executor,
+    ) -> Verdict {
+        let gold_sql = replace_cur_year(&self.prepare_gold(&item.gold));
+        if python_strip(prediction).is_empty() {
+            return Verdict::incorrect("empty", "empty prediction", "");
+        }
+        let pred_sql = replace_cur_year(&self.prepare_prediction(prediction));
+        let options = self.compare_options(&gold_sql);
+        let mut executed = String::new();
+        if pred_sql != prediction {
+            executed = format!("prediction as executed: {pred_sql}\n");
+        }
+        if gold_sql != item.gold {
+            executed.push_str(&format!("gold as executed: {gold_sql}\n"));
+        }
+        let suite = databases.len() > 1;
+        for db in databases {
+            let on_db = if suite {
+                format!(" on {}", db.label())
+            } else {
+                String::new()
+            };
+            let gold = executor.gold(db, &gold_sql, &self.limits);
+            let gold = match gold.as_ref() {
+                Ok(t) => t,
+                Err(e) => return Verdict::gold_error(format!("gold failed{on_db}: {e}")),
+            };
+            // A prediction with more rows than the gold is wrong whatever its rows are: stop
+            // fetching there (cartesian products then cost nothing).
+            let cap = gold.rows.len().min(self.limits.max_rows);
+            let limits = Limits {
+                max_rows: cap,
+                ..self.limits
+            };
+            let pred = executor.prediction(db, &pred_sql, &limits);
+            let pred = match pred.as_ref() {
+                Ok(t) => t,
+                Err(ExecError::TooManyRows { limit }) if *limit == cap => {
+                    let reason = format!(
+                        "row count differs{on_db}: gold has {cap}, prediction has more than {cap}"
+                    );
+                    let details = format!("{executed}{}", show_rows("gold rows", gold, None));
+                    return Verdict::incorrect("row_count", reason, details);
+                }
+                Err(e) => {
+                    let reason = format!("prediction failed{on_db}: {e}");
+                    return Verdict::incorrect(e.code(), reason, executed);
+                }
+            };
+            if let Err(diff) = compare(gold, pred, options) {
+                let reason = format!("{diff}{on_db}");
+                let mut details = executed.clone();
+                match &diff {
+                    Difference::Rows {
+                        only_gold,
+                        only_predicted,
+                    } if !(only_gold.is_empty() && only_predicted.is_empty()) => {
+                        details.push_str(&show_list("only in gold", only_gold));
+                        details.push_str(&show_list("only in prediction", only_predicted));
+                    }
+                    _ => {
+                        details.push_str(&show_rows("gold rows", gold, None));
+                        details.push_str(&show_rows("predicted rows", pred, None));
+                    }
+                }
+                return Verdict::incorrect(diff.code(), reason, details);
+            }
+        }
+        Verdict::correct()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::sqlite::Sqlite;
+    use crate::metric::Status;
+
+    fn fixture() -> (tempfile::TempDir, Vec<Database>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sql");
+        std::fs::write(
+            &path,
+            "CREATE TABLE s(name TEXT, age INT, value INT);
+             INSERT INTO s VALUES ('a', 30, 1), ('b', 40, 2), ('b', 40, 2), ('c', 50, 3);",
+        )
+        .unwrap();
+        (dir, vec![Database::new(path)])
+    }
+
+    fn judge(options: ExecOptions, gold: &str, pred: &str) -> Verdict {
+        let (_dir, dbs) = fixture();
+        let item = Item {
+            index: 0,
+            db_id: "db".into(),
+            gold: gold.into(),
+            question: None,
+            source: "test".into(),
+        };
+        let ex = Executor::new(Box::new(Sqlite), None);
+        Exec::new(options).evaluate(&item, pred, &dbs, &ex)
+    }
+
+    fn official(gold: &str, pred: &str) -> Verdict {
+        judge(ExecOptions::default(), gold, pred)
+    }
+
+    #[test]
+    fn tokenized_operators_are_repaired() {
+        let v = official(
+            "SELECT name FROM s WHERE age >= 40",
+            "select name from s where age > = 40",
+        );
+        assert_eq!(v.status, Status::Correct, "{v:?}");
+    }
+
+    #[test]
+    fn distinct_is_removed_unless_kept() {
+        let g = "SELECT DISTINCT name FROM s";
+        let p = "SELECT name FROM s";
+        assert_eq!(official(g, p).status, Status::Correct);
+        let keep = ExecOptions {
+            keep_distinct: true,
+            ..ExecOptions::default()
+        };
+        let v = judge(keep, g, p);
+        assert_eq!(v.code, "row_count", "{v:?}");
+    }
+
+    #[test]
+    fn order_counts_only_with_order_by_in_the_gold() {
+        let v = official(
+            "SELECT age FROM s ORDER BY age",
+            "SELECT age FROM s ORDER BY age DESC",
+        );
+        assert_eq!(v.code, "order", "{v:?}");
+        let v = official("SELECT age FROM s", "SELECT age FROM s ORDER BY age DESC");
+        assert_eq!(v.status, Status::Correct);
+    }
+
+    #[test]
+    fn failures_carry_their_reason() {
+        let v = official("SELECT name FROM s", "SELECT nam FROM s");
+        assert_eq!(
+            (v.status, v.code.as_str()),
+            (Status::Incorrect, "sql_error")
+        );
+        assert!(v.reason.contains("no such column: nam"), "{v:?}");
+
+        let v = official("SELECT name FROM s WHERE age > 45", "SELECT name FROM s");
+        assert_eq!(v.code, "row_count");
+        assert!(
+            v.reason.contains("gold has 1, prediction has more than 1"),
+            "{v:?}"
+        );
+
+        let v = official(
+            "SELECT name FROM s WHERE age = 30",
+            "SELECT name FROM s WHERE age = 50",
+        );
+        assert_eq!(v.code, "rows_differ");
+        assert!(
+            v.details.contains("only in gold (1):\n  ('a',)"),
+            "{}",
+            v.details
+        );
+        assert!(
+            v.details.contains("only in prediction (1):\n  ('c',)"),
+            "{}",
+            v.details
+        );
+
+        assert_eq!(official("SELECT 1", "   ").code, "empty");
+    }
+
+    #[test]
+    fn timeouts_fire_and_are_incorrect() {
+        let fast = ExecOptions {
+            timeout_ms: 200,
+            ..ExecOptions::default()
+        };
+        let v = judge(
+            fast,
+            "SELECT count(*) FROM s",
+            "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM n) SELECT count(*) FROM n",
+        );
+        assert_eq!(v.code, "timeout", "{v:?}");
+    }
+
+    #[test]
+    fn gold_failures_are_gold_errors() {
+        let v = official("SELECT x FROM nowhere", "SELECT 1");
+        assert_eq!(v.status, Status::GoldError);
+        assert!(v.reason.contains("no such table: nowhere"), "{v:?}");
+    }
+
+    #[test]
+    fn value_placeholder_is_replaced_in_predictions_only() {
+        // As in the reference: `value` becomes `1`, even where it names a column.
+        let v = official("SELECT 1 FROM s", "SELECT value FROM s");
+        assert_eq!(v.status, Status::Correct, "{v:?}");
+        let off = ExecOptions {
+            replace_value_placeholder: false,
+            ..ExecOptions::default()
+        };
+        let v = judge(off, "SELECT 1 FROM s", "SELECT value FROM s");
+        assert_eq!(v.code, "rows_differ", "{v:?}");
+        // The gold is never rewritten.
+        let v = official("SELECT value FROM s", "SELECT value FROM s");
+        assert_eq!(v.status, Status::Incorrect, "{v:?}");
+    }
+
+    #[test]
+    fn hostile_predictions_fail_without_effect() {
+        let v = official("SELECT count(*) FROM s", "DROP TABLE s");
+        assert_eq!(v.code, "sql_error", "{v:?}");
+        assert!(v.reason.contains("not authorized"), "{v:?}");
+    }
+
+    #[test]
+    fn a_suite_names_the_database_that_disagrees() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.sql");
+        let b = dir.path().join("b.sql");
+        std::fs::write(&a, "CREATE TABLE t(x INT); INSERT INTO t VALUES (1), (5);").unwrap();
+        std::fs::write(&b, "CREATE TABLE t(x INT); INSERT INTO t VALUES (1), (2);").unwrap();
+        let item = Item {
+            index: 0,
+            db_id: "t".into(),
+            gold: "SELECT x FROM t WHERE x < 3".into(),
+            question: None,
+            source: "test".into(),
+        };
+        let ex = Executor::new(Box::new(Sqlite), None);
+        let dbs = [Database::new(&a), Database::new(&b)];
+        let exec = Exec::new(ExecOptions::default());
+        let v = exec.evaluate(&item, "SELECT x FROM t WHERE x = 1", &dbs, &ex);
+        assert_eq!(v.code, "row_count");
+        assert!(v.reason.ends_with("on b.sql"), "{v:?}");
+        let v = exec.evaluate(&item, "SELECT x FROM t WHERE x <= 2", &dbs, &ex);
+        assert_eq!(v.status, Status::Correct, "{v:?}");
+    }
+}

@@ -1,0 +1,114 @@
+//! Metrics judge one prediction against one gold item and return a [`Verdict`] with a reason.
+//!
+//! A metric gets the item, the prediction, the item's databases and an [`Executor`] to run
+//! queries through (with caching); the comparison itself is a pure function (see
+//! [`crate::denotation`]). A new metric is one module here, one field in
+//! [`crate::manifest::Metrics`] and one line in [`from_manifest`].
+
+pub mod exec;
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::backend::Database;
+use crate::dataset::Item;
+use crate::execution::Executor;
+use crate::manifest::Metrics;
+
+/// The outcome class of a verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Correct,
+    Incorrect,
+    /// The gold itself could not be evaluated: the item says nothing about the prediction.
+    GoldError,
+    /// The item was not evaluated (e.g. its database is missing).
+    Skipped,
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Status::Correct => "correct",
+            Status::Incorrect => "incorrect",
+            Status::GoldError => "gold_error",
+            Status::Skipped => "skipped",
+        })
+    }
+}
+
+/// A metric's judgement of one prediction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub status: Status,
+    /// Stable reason code: `correct`, `row_count`, `sql_error`, `timeout`, `missing_database`, …
+    pub code: String,
+    /// One line saying why.
+    pub reason: String,
+    /// More lines worth showing (the differing rows, the database that told them apart).
+    pub details: String,
+}
+
+impl Verdict {
+    pub fn correct() -> Verdict {
+        Verdict {
+            status: Status::Correct,
+            code: "correct".into(),
+            reason: String::new(),
+            details: String::new(),
+        }
+    }
+
+    pub fn incorrect(code: &str, reason: impl Into<String>, details: impl Into<String>) -> Verdict {
+        Verdict {
+            status: Status::Incorrect,
+            code: code.into(),
+            reason: reason.into(),
+            details: details.into(),
+        }
+    }
+
+    pub fn gold_error(reason: impl Into<String>) -> Verdict {
+        Verdict {
+            status: Status::GoldError,
+            code: "gold_error".into(),
+            reason: reason.into(),
+            details: String::new(),
+        }
+    }
+
+    pub fn skipped(code: &str, reason: impl Into<String>) -> Verdict {
+        Verdict {
+            status: Status::Skipped,
+            code: code.into(),
+            reason: reason.into(),
+            details: String::new(),
+        }
+    }
+}
+
+/// A way of judging predictions.
+pub trait Metric: Send + Sync + fmt::Debug {
+    /// The name manifests, reports and gates use (`exec`).
+    fn name(&self) -> &'static str;
+
+    /// Judges `prediction` for `item` on `databases` (one, or a test suite).
+    fn evaluate(
+        &self,
+        item: &Item,
+        prediction: &str,
+        databases: &[Database],
+        executor: &Executor,
+    ) -> Verdict;
+}
+
+/// The metrics a manifest enables, in report order.
+pub fn from_manifest(metrics: &Metrics) -> Vec<Box<dyn Metric>> {
+    let mut out: Vec<Box<dyn Metric>> = Vec::new();
+    if let Some(options) = &metrics.exec {
+        out.push(Box::new(exec::Exec::new(options.clone())));
+    }
+    out
+}

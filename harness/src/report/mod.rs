@@ -1,0 +1,13 @@
+//! Reports consume verdicts; they never recompute one.
+//!
+//! * [`message`]: a failed trial's message (gold, prediction, reason, differing rows).
+//! * [`summary`]: counts and accuracy overall, per reason and per database.
+//! * [`snapshot`]: the insta snapshot of a prediction set and the accepted one read back.
+//! * [`jsonl`]: one machine-readable line per item and metric.
+//! * [`gate`]: the CI gate's thresholds.
+
+pub mod gate;
+pub mod jsonl;
+pub mod message;
+pub mod snapshot;
+pub mod summary;

@@ -1,0 +1,211 @@
+//! Snapshot reports: per prediction set, the summary and one line per item, kept with insta in
+//! the manifest's snapshot directory, so a new model version shows up as a diff of exactly the
+//! items that flipped. The accepted snapshot is also read back, for the regression gate.
+//!
+//! Item lines look like `0007 concert_singer exec=correct` or `0012 flight_2 exec=row_count`:
+//! the metric's reason code, `correct`, `gold_error`, or the skip code.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::summary::Summary;
+use crate::evaluation::Evaluation;
+use crate::metric::Status;
+
+/// The snapshot's name for a prediction set: `<dataset>__<set>`.
+pub fn name(eval: &Evaluation, set: usize) -> String {
+    format!(
+        "{}__{}",
+        eval.dataset.name, eval.dataset.predictions[set].name
+    )
+}
+
+/// The accepted snapshot file for a prediction set.
+pub fn path(eval: &Evaluation, set: usize) -> PathBuf {
+    eval.manifest
+        .snapshots
+        .join(format!("{}.snap", name(eval, set)))
+}
+
+/// The snapshot text of a prediction set (computes all its results).
+pub fn render(eval: &Evaluation, set: usize) -> String {
+    let mut out = format!(
+        "dataset: {}\npredictions: {}\n",
+        eval.dataset.name, eval.dataset.predictions[set].name
+    );
+    for metric in eval.metrics() {
+        out.push('\n');
+        out.push_str(&Summary::of(eval, set, metric).render());
+    }
+    out.push_str("\nitems:\n");
+    let width = eval.index_width();
+    for (i, item) in eval.items().iter().enumerate() {
+        let result = eval.result(set, i);
+        let verdicts: Vec<String> = result
+            .verdicts
+            .iter()
+            .map(|(m, v)| format!("{m}={}", v.code))
+            .collect();
+        out.push_str(&format!(
+            "{i:0width$} {} {}\n",
+            item.db_id,
+            verdicts.join(" ")
+        ));
+    }
+    out
+}
+
+/// Per item, per metric: the code recorded in an accepted snapshot.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Accepted {
+    pub codes: BTreeMap<usize, BTreeMap<String, String>>,
+}
+
+impl Accepted {
+    /// Reads the accepted snapshot; `None` if there is none.
+    pub fn read(path: &Path) -> Option<Accepted> {
+        let text = std::fs::read_to_string(path).ok()?;
+        Some(Accepted::parse(&text))
+    }
+
+    /// Parses snapshot text (insta's header, if present, is skipped).
+    pub fn parse(text: &str) -> Accepted {
+        let mut codes = BTreeMap::new();
+        let Some(start) = text.find("\nitems:\n") else {
+            return Accepted { codes };
+        };
+        for line in text[start + "\nitems:\n".len()..].lines() {
+            let mut parts = line.split_whitespace();
+            let (Some(index), Some(_db)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let Ok(index) = index.parse::<usize>() else {
+                continue;
+            };
+            let per_metric = parts
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(m, c)| (m.to_owned(), c.to_owned()))
+                .collect();
+            codes.insert(index, per_metric);
+        }
+        Accepted { codes }
+    }
+
+    /// Was the item correct under every metric in the accepted snapshot?
+    pub fn was_correct(&self, index: usize) -> bool {
+        self.codes
+            .get(&index)
+            .is_some_and(|m| !m.is_empty() && m.values().all(|c| c == "correct"))
+    }
+}
+
+/// How the current results compare with the accepted snapshot.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Flips {
+    /// Correct in the accepted snapshot, not correct now.
+    pub regressed: Vec<usize>,
+    /// Not correct in the accepted snapshot, correct now.
+    pub fixed: Vec<usize>,
+    /// Not correct before nor now (skipped items are not counted).
+    pub known_failures: usize,
+}
+
+/// Compares a set's (computed) results with the accepted snapshot.
+pub fn flips(eval: &Evaluation, set: usize, accepted: &Accepted) -> Flips {
+    let mut f = Flips::default();
+    for i in 0..eval.items().len() {
+        let status = eval.result(set, i).status();
+        let now = status == Status::Correct;
+        match (accepted.was_correct(i), now) {
+            (false, false) if status == Status::Skipped => {}
+            (true, false) => f.regressed.push(i),
+            (false, true) => f.fixed.push(i),
+            (false, false) => f.known_failures += 1,
+            (true, true) => {}
+        }
+    }
+    f
+}
+
+/// Checks `content` against the accepted snapshot through insta (so `INSTA_UPDATE` and
+/// `cargo insta review` work as usual). Returns insta's complaint if it rejects the content.
+pub fn assert_with_insta(eval: &Evaluation, set: usize, content: &str) -> Result<(), String> {
+    let dir = absolute(&eval.manifest.snapshots);
+    let snapshot_name = name(eval, set);
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(dir);
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.set_input_file(&eval.manifest.path);
+    quiet_panics::install();
+    let outcome = quiet_panics::catch(|| {
+        settings.bind(|| {
+            insta::assert_snapshot!(snapshot_name.as_str(), content);
+        })
+    });
+    outcome.map_err(|payload| {
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_else(|| "snapshot assertion failed".to_owned())
+    })
+}
+
+/// insta reports a mismatch by panicking after printing its diff; the trial turns that panic
+/// into a failure message, so the panic hook's own report (and backtrace) is noise. This hook
+/// stays silent for panics raised inside [`catch`] on the same thread and defers to the previous
+/// hook for every other panic.
+mod quiet_panics {
+    use std::cell::Cell;
+    use std::sync::Once;
+
+    thread_local! {
+        static QUIET: Cell<bool> = const { Cell::new(false) };
+    }
+
+    pub fn install() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if !QUIET.with(Cell::get) {
+                    previous(info);
+                }
+            }));
+        });
+    }
+
+    pub fn catch<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+        QUIET.with(|q| q.set(true));
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        QUIET.with(|q| q.set(false));
+        out
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepted_snapshots_parse_back() {
+        let text = "---\nsource: x\n---\ndataset: d\n\nitems:\n00 a exec=correct\n01 b exec=row_count\n02 c exec=missing_database\n";
+        let a = Accepted::parse(text);
+        assert!(a.was_correct(0));
+        assert!(!a.was_correct(1));
+        assert!(!a.was_correct(2));
+        assert!(!a.was_correct(3));
+        assert_eq!(a.codes[&1]["exec"], "row_count");
+    }
+}

@@ -1,0 +1,140 @@
+//! Counts and accuracies of one prediction set under one metric.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::evaluation::Evaluation;
+use crate::metric::Status;
+
+/// Tallies for one group of items.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tally {
+    pub items: usize,
+    pub correct: usize,
+    pub incorrect: usize,
+    pub gold_errors: usize,
+    pub skipped: usize,
+}
+
+impl Tally {
+    fn add(&mut self, status: Status) {
+        self.items += 1;
+        match status {
+            Status::Correct => self.correct += 1,
+            Status::Incorrect => self.incorrect += 1,
+            Status::GoldError => self.gold_errors += 1,
+            Status::Skipped => self.skipped += 1,
+        }
+    }
+
+    /// Items that were judged: neither skipped nor with a failing gold.
+    pub fn scored(&self) -> usize {
+        self.correct + self.incorrect
+    }
+
+    /// correct / scored (0 when nothing was scored).
+    pub fn accuracy(&self) -> f64 {
+        if self.scored() == 0 {
+            0.0
+        } else {
+            self.correct as f64 / self.scored() as f64
+        }
+    }
+}
+
+/// One prediction set's results under one metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub dataset: String,
+    pub predictions: String,
+    pub metric: String,
+    pub total: Tally,
+    /// Reason code → count, over incorrect, gold-error and skipped items.
+    pub reasons: BTreeMap<String, usize>,
+    pub by_db: BTreeMap<String, Tally>,
+}
+
+impl Summary {
+    /// Summarises set `set` under `metric`; computes results that are not computed yet.
+    pub fn of(eval: &Evaluation, set: usize, metric: &str) -> Summary {
+        let mut s = Summary {
+            dataset: eval.dataset.name.clone(),
+            predictions: eval.dataset.predictions[set].name.clone(),
+            metric: metric.to_owned(),
+            total: Tally::default(),
+            reasons: BTreeMap::new(),
+            by_db: BTreeMap::new(),
+        };
+        for (i, item) in eval.items().iter().enumerate() {
+            let Some(v) = eval.result(set, i).verdict(metric) else {
+                continue;
+            };
+            s.total.add(v.status);
+            s.by_db.entry(item.db_id.clone()).or_default().add(v.status);
+            if v.status != Status::Correct {
+                *s.reasons.entry(v.code.clone()).or_default() += 1;
+            }
+        }
+        s
+    }
+
+    /// The headline: `exec: 370/972 correct = 38.07% (1034 items; 602 incorrect, 62 skipped)`.
+    pub fn headline(&self) -> String {
+        let t = &self.total;
+        let mut extra = vec![
+            format!("{} items", t.items),
+            format!("{} incorrect", t.incorrect),
+        ];
+        if t.gold_errors > 0 {
+            extra.push(format!("{} gold errors", t.gold_errors));
+        }
+        if t.skipped > 0 {
+            extra.push(format!("{} skipped", t.skipped));
+        }
+        format!(
+            "{}: {}/{} correct = {:.2}% ({})",
+            self.metric,
+            t.correct,
+            t.scored(),
+            100.0 * t.accuracy(),
+            extra.join(", ")
+        )
+    }
+
+    /// The full table: headline, reasons, per-database rows.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "{}", self.headline());
+        if !self.reasons.is_empty() {
+            let reasons: Vec<String> = self
+                .reasons
+                .iter()
+                .map(|(code, n)| format!("{code} {n}"))
+                .collect();
+            let _ = writeln!(out, "  not correct, by reason: {}", reasons.join(", "));
+        }
+        let width = self.by_db.keys().map(String::len).max().unwrap_or(5).max(5);
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:>5}  {:>6}  {:>7}  {:>8}",
+            "db_id", "items", "scored", "correct", "accuracy"
+        );
+        for (db, t) in &self.by_db {
+            let acc = if t.scored() == 0 {
+                "-".to_owned()
+            } else {
+                format!("{:.2}%", 100.0 * t.accuracy())
+            };
+            let _ = writeln!(
+                out,
+                "  {:<width$}  {:>5}  {:>6}  {:>7}  {:>8}",
+                db,
+                t.items,
+                t.scored(),
+                t.correct,
+                acc
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,162 @@
+//! `sqlsuite bench`: a full evaluation of every prediction set, timed against a baseline
+//! measured in the same run — raw SQLite (plain rusqlite, one thread, no comparison, no cache)
+//! executing the same golds and predictions once each, with the same per-query timeout.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, OpenFlags};
+
+use sqlsuite::backend::Database;
+use sqlsuite::metric::exec::Exec;
+use sqlsuite::metric::Status;
+use sqlsuite::sql_text::replace_cur_year;
+use sqlsuite::Evaluation;
+
+use crate::progress::Progress;
+
+/// Time of the raw baseline.
+struct Raw {
+    total: Duration,
+    queries: usize,
+    timed_out: usize,
+    timed_out_time: Duration,
+}
+
+fn raw_open(db: &Database) -> rusqlite::Result<Connection> {
+    if db.path().extension().is_some_and(|e| e == "sql") {
+        let conn = Connection::open_in_memory()?;
+        let script = std::fs::read_to_string(db.path()).unwrap_or_default();
+        conn.execute_batch(&script)?;
+        Ok(conn)
+    } else {
+        Connection::open_with_flags(db.path(), OpenFlags::SQLITE_OPEN_READ_ONLY)
+    }
+}
+
+/// Runs one query to completion (or its timeout), reading every value. Returns whether it
+/// timed out.
+fn raw_execute(conn: &Connection, sql: &str, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    conn.progress_handler(2_000, Some(move || Instant::now() >= deadline));
+    let run = || -> rusqlite::Result<()> {
+        let mut stmt = conn.prepare(sql)?;
+        let n = stmt.column_count();
+        let mut rows = stmt.raw_query();
+        while let Some(row) = rows.next()? {
+            for i in 0..n {
+                std::hint::black_box(row.get_ref(i)?);
+            }
+        }
+        Ok(())
+    };
+    let _ = run();
+    conn.progress_handler(0, None::<fn() -> bool>);
+    Instant::now() >= deadline
+}
+
+fn raw_baseline(eval: &Evaluation) -> anyhow::Result<Raw> {
+    let options = eval.manifest.metrics.exec.clone().unwrap_or_default();
+    let timeout = Duration::from_millis(options.timeout_ms);
+    let exec = Exec::new(options);
+    let mut jobs: Vec<(Database, String)> = Vec::new();
+    for (i, item) in eval.items().iter().enumerate() {
+        let Ok(dbs) = &eval.dataset.databases[i] else {
+            continue;
+        };
+        for db in dbs {
+            jobs.push((db.clone(), replace_cur_year(&exec.prepare_gold(&item.gold))));
+            for set in 0..eval.dataset.predictions.len() {
+                let p = eval.prediction(set, i);
+                jobs.push((db.clone(), replace_cur_year(&exec.prepare_prediction(p))));
+            }
+        }
+    }
+    let bar = Progress::new(jobs.len() as u64, "raw sqlite");
+    let mut connections: Vec<(Database, Connection)> = Vec::new();
+    let mut raw = Raw {
+        total: Duration::ZERO,
+        queries: jobs.len(),
+        timed_out: 0,
+        timed_out_time: Duration::ZERO,
+    };
+    for (db, sql) in &jobs {
+        if !connections.iter().any(|(d, _)| d == db) {
+            connections.push((db.clone(), raw_open(db)?));
+        }
+        let conn = connections
+            .iter()
+            .find(|(d, _)| d == db)
+            .map(|(_, c)| c)
+            .ok_or_else(|| anyhow::anyhow!("connection vanished"))?;
+        let start = Instant::now();
+        let timed_out = raw_execute(conn, sql, timeout);
+        let took = start.elapsed();
+        raw.total += took;
+        if timed_out {
+            raw.timed_out += 1;
+            raw.timed_out_time += took;
+        }
+        bar.inc();
+    }
+    bar.finish();
+    Ok(raw)
+}
+
+pub fn run(manifest: &Path) -> anyhow::Result<ExitCode> {
+    let eval = Evaluation::open(manifest)?;
+    let sets = eval.dataset.predictions.len();
+    let items = eval.items().len();
+    let skipped_items = eval.dataset.databases.iter().filter(|d| d.is_err()).count();
+    println!(
+        "bench {}: {sets} prediction sets × {items} items = {} predictions ({} on missing databases)",
+        eval.dataset.name,
+        sets * items,
+        sets * skipped_items
+    );
+
+    let raw = raw_baseline(&eval)?;
+    let secs = |d: Duration| d.as_secs_f64();
+    println!(
+        "raw SQLite, 1 thread, {} queries once each (golds + predictions): {:.2} s; \
+         {} hit the {} ms timeout ({:.2} s); {:.2} s without them",
+        raw.queries,
+        secs(raw.total),
+        raw.timed_out,
+        eval.manifest
+            .metrics
+            .exec
+            .as_ref()
+            .map_or(0, |o| o.timeout_ms),
+        secs(raw.timed_out_time),
+        secs(raw.total - raw.timed_out_time)
+    );
+
+    // The evaluation, cold: a fresh Evaluation has empty in-memory caches. (A manifest with a
+    // [cache] dir may serve golds from disk; the bench ignores it to measure execution.)
+    let mut manifest_cold = eval.manifest.clone();
+    manifest_cold.cache = None;
+    let cold = Evaluation::new(manifest_cold)?;
+    let bar = Progress::new((sets * items) as u64, "evaluating");
+    let start = Instant::now();
+    cold.evaluate_all(&|| bar.inc());
+    let wall = start.elapsed();
+    bar.finish();
+    let judged = (0..sets)
+        .flat_map(|s| (0..items).map(move |i| (s, i)))
+        .filter(|&(s, i)| cold.result(s, i).status() != Status::Skipped)
+        .count();
+    println!(
+        "sqlsuite eval ({} threads, cold caches): {:.2} s wall, {:.0} predictions/s ({judged} judged)",
+        rayon::current_num_threads(),
+        secs(wall),
+        judged as f64 / secs(wall).max(1e-9)
+    );
+    println!(
+        "ratio eval wall / raw SQLite: {:.3} (vs raw without timed-out queries: {:.3})",
+        secs(wall) / secs(raw.total).max(1e-9),
+        secs(wall) / secs(raw.total - raw.timed_out_time).max(1e-9)
+    );
+    Ok(ExitCode::SUCCESS)
+}

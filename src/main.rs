@@ -1,0 +1,184 @@
+//! `sqlsuite`: the command line over the same library the test harness uses.
+//!
+//! * `sqlsuite eval <manifest> [--format text|jsonl] [--predictions NAME]…`
+//! * `sqlsuite bench <manifest>`
+
+mod bench;
+mod progress;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use sqlsuite::manifest::GateMode;
+use sqlsuite::metric::Status;
+use sqlsuite::report::snapshot::{self, Accepted};
+use sqlsuite::report::{gate, jsonl, summary::Summary};
+use sqlsuite::Evaluation;
+
+#[derive(Parser)]
+#[command(name = "sqlsuite", version, about = "Evaluate text-to-SQL predictions")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// Summary tables (and the gate's verdict).
+    Text,
+    /// One JSON object per item and metric.
+    Jsonl,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate every prediction set of a manifest; exit 1 if the gate fails.
+    Eval {
+        manifest: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Only these prediction sets (repeatable).
+        #[arg(long = "predictions")]
+        predictions: Vec<String>,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Time a full evaluation against raw SQLite executing the same queries once each.
+    Bench {
+        manifest: PathBuf,
+        /// Worker threads for the evaluation (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Eval {
+            manifest,
+            format,
+            predictions,
+            jobs,
+        } => set_jobs(jobs).and_then(|()| eval(&manifest, format, &predictions)),
+        Command::Bench { manifest, jobs } => set_jobs(jobs).and_then(|()| bench::run(&manifest)),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn set_jobs(jobs: Option<usize>) -> anyhow::Result<()> {
+    if let Some(n) = jobs {
+        rayon_pool(n)?;
+    }
+    Ok(())
+}
+
+fn rayon_pool(n: usize) -> anyhow::Result<()> {
+    sqlsuite::evaluation::set_worker_threads(n).map_err(|e| anyhow::anyhow!(e))
+}
+
+/// Writes to stdout; a closed pipe (`| head`) ends the output quietly.
+fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        other => Ok(other?),
+    }
+}
+
+fn eval(manifest: &PathBuf, format: Format, only: &[String]) -> anyhow::Result<ExitCode> {
+    let eval = Evaluation::open(manifest)?;
+    let sets: Vec<usize> = (0..eval.dataset.predictions.len())
+        .filter(|&s| only.is_empty() || only.contains(&eval.dataset.predictions[s].name))
+        .collect();
+    if let Some(unknown) = only
+        .iter()
+        .find(|n| !eval.dataset.predictions.iter().any(|p| &p.name == *n))
+    {
+        anyhow::bail!(
+            "{}: no prediction set named {unknown:?}",
+            manifest.display()
+        );
+    }
+    let total = sets.len() * eval.items().len();
+    let bar = progress::Progress::new(total as u64, "evaluating");
+    for &set in &sets {
+        eval.evaluate_set(set, &|| bar.inc());
+    }
+    bar.finish();
+
+    let mut gate_failures = Vec::new();
+    for &set in &sets {
+        let name = &eval.dataset.predictions[set].name;
+        if let Format::Jsonl = format {
+            for line in jsonl::lines(&eval, set) {
+                emit(&format!("{line}\n"))?;
+            }
+        }
+        for metric in eval.metrics() {
+            let summary = Summary::of(&eval, set, metric);
+            if let Format::Text = format {
+                emit(&format!(
+                    "{}::{name}\n{}\n",
+                    eval.dataset.name,
+                    summary.render()
+                ))?;
+            }
+            if let Err(e) = gate::check(&eval.manifest.gate, &summary) {
+                gate_failures.push(e);
+            }
+        }
+        match eval.manifest.gate.mode {
+            GateMode::Strict => {
+                let failed = (0..eval.items().len())
+                    .filter(|&i| {
+                        matches!(
+                            eval.result(set, i).status(),
+                            Status::Incorrect | Status::GoldError
+                        )
+                    })
+                    .count();
+                if failed > 0 {
+                    gate_failures.push(format!(
+                        "{}::{name}: {failed} items not correct (strict mode)",
+                        eval.dataset.name
+                    ));
+                }
+            }
+            GateMode::Regression => match Accepted::read(&snapshot::path(&eval, set)) {
+                Some(accepted) => {
+                    let f = snapshot::flips(&eval, set, &accepted);
+                    if !f.regressed.is_empty() {
+                        gate_failures.push(format!(
+                            "{}::{name}: {} items regressed against the accepted snapshot: {:?}",
+                            eval.dataset.name,
+                            f.regressed.len(),
+                            f.regressed
+                        ));
+                    }
+                }
+                None => eprintln!(
+                    "note: no accepted snapshot {} to compare with",
+                    snapshot::path(&eval, set).display()
+                ),
+            },
+        }
+    }
+    if gate_failures.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for f in &gate_failures {
+            eprintln!("gate: {f}");
+        }
+        Ok(ExitCode::from(1))
+    }
+}

@@ -1,0 +1,251 @@
+//! The `sqlsuite` command line, end to end, on the demo dataset and on small datasets built in a
+//! temporary directory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use sha2::{Digest, Sha256};
+
+fn sqlsuite(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sqlsuite"))
+        .args(args)
+        .output()
+        .expect("run sqlsuite")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn demo_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/demo")
+}
+
+/// A manifest in `dir` over the demo's gold and databases, with the given prediction files and
+/// extra TOML.
+fn demo_manifest(dir: &Path, predictions: &[(&str, &Path)], extra: &str) -> PathBuf {
+    let demo = demo_dir();
+    let mut toml = format!(
+        "[dataset]\nname = \"t\"\nformat = \"spider\"\ngold = \"{}\"\n\n[databases]\npath = \"{}/db/{{db_id}}/{{db_id}}.sql\"\n\n",
+        demo.join("gold.sql").display(),
+        demo.display()
+    );
+    for (name, file) in predictions {
+        toml.push_str(&format!(
+            "[[predictions]]\nname = \"{name}\"\nfile = \"{}\"\n\n",
+            file.display()
+        ));
+    }
+    toml.push_str(extra);
+    let path = dir.join("m.toml");
+    std::fs::write(&path, toml).unwrap();
+    path
+}
+
+#[test]
+fn eval_prints_the_summary_of_each_prediction_set() {
+    let out = sqlsuite(&["eval", "datasets/demo/demo.toml"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("demo::v1\nexec: 13/20 correct = 65.00%"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("demo::v2\nexec: 15/20 correct = 75.00%"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("library     10      10        6    60.00%"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn jsonl_is_one_object_per_item_and_metric() {
+    let out = sqlsuite(&[
+        "eval",
+        "datasets/demo/demo.toml",
+        "--format",
+        "jsonl",
+        "--predictions",
+        "v2",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
+        .collect();
+    assert_eq!(lines.len(), 20);
+    let item11 = &lines[11];
+    assert_eq!(item11["dataset"], "demo");
+    assert_eq!(item11["predictions"], "v2");
+    assert_eq!(item11["index"], 11);
+    assert_eq!(item11["db_id"], "school");
+    assert_eq!(item11["metric"], "exec");
+    assert_eq!(item11["verdict"], "incorrect");
+    assert_eq!(item11["reason"], "rows_differ");
+    let correct = lines.iter().filter(|l| l["verdict"] == "correct").count();
+    assert_eq!(correct, 15);
+}
+
+#[test]
+fn the_gate_says_by_how_much_it_was_missed() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = demo_dir().join("predictions/v1.txt");
+    let m = demo_manifest(
+        dir.path(),
+        &[("v1", &v1)],
+        "[gate]\nmode = \"regression\"\nmin_accuracy = { exec = 0.9 }\n",
+    );
+    let out = sqlsuite(&["eval", m.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("t::v1: exec accuracy 65.00% (13/20) is below the gate's minimum 90.00% by 25.00 points"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn regression_mode_fails_only_on_items_that_were_correct() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshots = dir.path().join("snapshots");
+    std::fs::create_dir(&snapshots).unwrap();
+    // Accept v1's verdicts as the snapshot of a prediction set named "model".
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/demo__v1.snap"),
+        snapshots.join("t__model.snap"),
+    )
+    .unwrap();
+    let extra = "[gate]\nmode = \"regression\"\n\n[report]\nsnapshots = \"snapshots\"\n";
+    // The same predictions: nothing regressed.
+    let v1 = demo_dir().join("predictions/v1.txt");
+    let m = demo_manifest(dir.path(), &[("model", &v1)], extra);
+    let out = sqlsuite(&["eval", m.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A new model version: item 11 flips from correct to wrong (3 others are fixed).
+    let v2 = demo_dir().join("predictions/v2.txt");
+    let m = demo_manifest(dir.path(), &[("model", &v2)], extra);
+    let out = sqlsuite(&["eval", m.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("t::model: 1 items regressed against the accepted snapshot: [11]"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn manifest_errors_name_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = demo_dir().join("predictions/v1.txt");
+    let m = demo_manifest(dir.path(), &[("v1", &v1)], "[metrics.exec]\ntimeout = 5\n");
+    let out = sqlsuite(&["eval", m.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    let expected = format!("{}:14:1: unknown field `timeout`", m.display());
+    assert!(stderr.contains(&expected), "{stderr}");
+}
+
+#[test]
+fn a_prediction_count_that_does_not_match_the_gold_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let short = dir.path().join("short.txt");
+    std::fs::write(&short, "SELECT 1\nSELECT 2\n").unwrap();
+    let m = demo_manifest(dir.path(), &[("short", &short)], "");
+    let out = sqlsuite(&["eval", m.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("short.txt has 2 lines but gold file"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("gold.sql has 20 items"), "{stderr}");
+}
+
+fn sha256(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap();
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+#[test]
+fn hostile_predictions_cannot_change_a_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_dir = dir.path().join("db/shop");
+    std::fs::create_dir_all(&db_dir).unwrap();
+    let db = db_dir.join("shop.sqlite");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price REAL);
+             INSERT INTO item(name, price) VALUES ('pen', 1.5), ('ink', 3.0), ('pad', 2.25);",
+        )
+        .unwrap();
+    }
+    let before = sha256(&db);
+    let hostile = [
+        "DROP TABLE item",
+        "DELETE FROM item",
+        "UPDATE item SET price = 0",
+        "INSERT INTO item(name, price) VALUES ('x', 9)",
+        "CREATE TABLE evil(x)",
+        "ALTER TABLE item ADD COLUMN y",
+        "PRAGMA writable_schema = 1",
+        "PRAGMA journal_mode = WAL",
+        "ATTACH DATABASE 'evil.sqlite' AS evil",
+        "VACUUM",
+        "VACUUM INTO 'copy.sqlite'",
+        "CREATE TEMP TABLE item AS SELECT 1 AS id",
+        "BEGIN IMMEDIATE",
+        "SELECT count(*) FROM item; DELETE FROM item",
+        "REINDEX",
+    ];
+    let gold: String = hostile
+        .iter()
+        .map(|_| "SELECT count(*) FROM item\tshop\n")
+        .collect();
+    std::fs::write(dir.path().join("gold.sql"), gold).unwrap();
+    std::fs::write(dir.path().join("p.txt"), hostile.join("\n") + "\n").unwrap();
+    std::fs::write(
+        dir.path().join("m.toml"),
+        "[dataset]\nname = \"h\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\
+         [databases]\npath = \"db/{db_id}/{db_id}.sqlite\"\n\
+         [[predictions]]\nname = \"p\"\nfile = \"p.txt\"\n",
+    )
+    .unwrap();
+    let out = sqlsuite(&[
+        "eval",
+        dir.path().join("m.toml").to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]);
+    let stdout = text(&out.stdout);
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), hostile.len(), "{stdout}");
+    for (line, sql) in lines.iter().zip(hostile) {
+        if sql.starts_with("SELECT") {
+            // Official preprocessing keeps only the first statement (as the reference's
+            // DISTINCT removal does), which here equals the gold; the DELETE never runs.
+            assert_eq!(line["verdict"], "correct", "{sql}: {line}");
+        } else {
+            assert_eq!(line["verdict"], "incorrect", "{sql}: {line}");
+            assert_eq!(line["reason"], "sql_error", "{sql}: {line}");
+        }
+    }
+    assert_eq!(sha256(&db), before, "the database file changed");
+    let files: Vec<String> = std::fs::read_dir(&db_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        files,
+        vec!["shop.sqlite"],
+        "no journal, WAL or attached file appears"
+    );
+    assert!(!dir.path().join("evil.sqlite").exists());
+    assert!(!dir.path().join("copy.sqlite").exists());
+}
