@@ -18,7 +18,13 @@ fn run(manifest: &Path, args: &[&str]) -> Conclusion {
     let (trials, _) = trials_for(manifest);
     let log = tempfile::NamedTempFile::new().unwrap();
     let log_path = log.path().to_string_lossy().into_owned();
-    let mut argv = vec!["trials", "--test-threads", "1", "--logfile", log_path.as_str()];
+    let mut argv = vec![
+        "trials",
+        "--test-threads",
+        "1",
+        "--logfile",
+        log_path.as_str(),
+    ];
     argv.extend_from_slice(args);
     libtest_mimic::run(&Arguments::from_iter(argv), trials)
 }

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use sqlsuite::dataset::spider::read_gold;
 use sqlsuite::harness;
 use sqlsuite::metric::Status;
 use sqlsuite::Evaluation;
@@ -34,6 +35,11 @@ fn main() -> ExitCode {
             );
             trials.push(Trial::test(name, move || conformance(&eval, set)));
         }
+        let gold = eval.manifest.gold.clone();
+        trials.push(Trial::test(
+            "spider::dev_json_matches_dev_gold",
+            move || dev_json_matches(&gold),
+        ));
     }
     harness::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
 }
@@ -130,4 +136,26 @@ fn conformance(eval: &Arc<Evaluation>, set: usize) -> Result<(), Failed> {
         )
         .into())
     }
+}
+
+/// The gold format `dev.json` yields the same items (SQL, db_id) as the official `dev_gold.sql`.
+fn dev_json_matches(gold: &Path) -> Result<(), Failed> {
+    let tsv = read_gold(gold)?;
+    let json = read_gold(&gold.with_file_name("dev.json"))?;
+    if tsv.len() != json.len() {
+        return Err(format!("{} vs {} items", tsv.len(), json.len()).into());
+    }
+    let differ: Vec<usize> = tsv
+        .iter()
+        .zip(&json)
+        .filter(|(a, b)| a.gold != b.gold || a.db_id != b.db_id)
+        .map(|(a, _)| a.index)
+        .collect();
+    if !differ.is_empty() {
+        return Err(format!("items differ: {differ:?}").into());
+    }
+    if json.iter().any(|i| i.question.is_none()) {
+        return Err("dev.json items without a question".into());
+    }
+    Ok(())
 }

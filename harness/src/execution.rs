@@ -25,20 +25,20 @@ struct Memo<K, V> {
     map: Mutex<HashMap<K, Arc<OnceLock<V>>>>,
 }
 
-impl<K: Eq + Hash + Clone, V> Memo<K, V> {
+impl<K: Eq + Hash + Clone, V: Clone> Memo<K, V> {
     fn new() -> Self {
         Memo {
             map: Mutex::new(HashMap::new()),
         }
     }
 
-    fn get_or_init(&self, key: &K, init: impl FnOnce() -> V) -> Arc<OnceLock<V>> {
+    fn get_or_init(&self, key: &K, init: impl FnOnce() -> V) -> V {
         let cell = {
             let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
             map.entry(key.clone()).or_default().clone()
         };
-        cell.get_or_init(init);
-        cell
+        // Computed outside the map's lock: other keys proceed meanwhile.
+        cell.get_or_init(init).clone()
     }
 }
 
@@ -70,7 +70,7 @@ impl Executor {
     /// A gold query's result on `db`: computed once per run, and from disk when cached.
     pub fn gold(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<Execution> {
         let key = (db.clone(), sql.to_owned(), *limits);
-        let cell = self.golds.get_or_init(&key, || {
+        self.golds.get_or_init(&key, || {
             if let Some(disk) = &self.disk {
                 if let Some(hit) = disk.load(self.backend.as_ref(), db, sql, limits) {
                     return Arc::new(hit);
@@ -81,21 +81,14 @@ impl Executor {
                 disk.store(self.backend.as_ref(), db, sql, limits, &result);
             }
             Arc::new(result)
-        });
-        cell.get()
-            .cloned()
-            .unwrap_or_else(|| Arc::new(self.backend.execute(db, sql, limits)))
+        })
     }
 
     /// A predicted query's result on `db` (memoised for this run only).
     pub fn prediction(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<Execution> {
         let key = (db.clone(), sql.to_owned(), *limits);
-        let cell = self
-            .predictions
-            .get_or_init(&key, || Arc::new(self.backend.execute(db, sql, limits)));
-        cell.get()
-            .cloned()
-            .unwrap_or_else(|| Arc::new(self.backend.execute(db, sql, limits)))
+        self.predictions
+            .get_or_init(&key, || Arc::new(self.backend.execute(db, sql, limits)))
     }
 }
 
@@ -123,10 +116,7 @@ impl DiskCache {
     ) -> Option<PathBuf> {
         let content = self
             .hashes
-            .get_or_init(&db.path, || backend.content_hash(db).ok())
-            .get()
-            .cloned()
-            .flatten()?;
+            .get_or_init(&db.path, || backend.content_hash(db).ok())?;
         let mut h = blake3::Hasher::new();
         for part in [
             backend.name(),

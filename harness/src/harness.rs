@@ -16,6 +16,10 @@
 //! * `<dataset>::<set>::snapshot`: the insta snapshot of the set's verdicts.
 //! * `<dataset>::<set>::gate`: the gate's `min_accuracy` (when the manifest sets one).
 //!
+//! A manifest or dataset that cannot be loaded is one failed trial `<manifest stem>::load` with
+//! the error (file, line, column); data declared `when_missing = "ignore"` that is absent is one
+//! ignored trial `<manifest stem>::data` with the reasons.
+//!
 //! Filtering (`-- concert_singer`), `--list`, `--exact`, `--test-threads` and friends are
 //! libtest's; one process per trial (cargo-nextest) works too.
 
@@ -95,7 +99,7 @@ pub fn trials_for(path: &Path) -> (Vec<Trial>, Option<Arc<Evaluation>>) {
         }
         Err(e) => {
             let msg = e.to_string();
-            let trial = Trial::test(format!("{}::manifest", stem(path)), move || Err(msg.into()));
+            let trial = Trial::test(format!("{}::load", stem(path)), move || Err(msg.into()));
             return (vec![trial], None);
         }
     };

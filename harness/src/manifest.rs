@@ -81,7 +81,7 @@ struct RawManifest {
     #[serde(default)]
     metrics: Option<RawMetrics>,
     #[serde(default)]
-    gate: Gate,
+    gate: RawGate,
     #[serde(default)]
     report: Option<RawReport>,
     #[serde(default)]
@@ -120,6 +120,15 @@ struct RawMetrics {
     exec: Option<ExecOptions>,
 }
 
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGate {
+    #[serde(default)]
+    mode: GateMode,
+    #[serde(default)]
+    min_accuracy: BTreeMap<String, Spanned<f64>>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawReport {
@@ -134,13 +143,10 @@ struct RawCache {
 }
 
 /// The CI gate.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Gate {
-    #[serde(default)]
     pub mode: GateMode,
     /// Minimum accuracy (a fraction, 0..=1) per metric name, for every prediction set.
-    #[serde(default)]
     pub min_accuracy: BTreeMap<String, f64>,
 }
 
@@ -428,17 +434,25 @@ impl Manifest {
                 cx.error(0..0, "no metric enabled: add [metrics.exec]"),
             ));
         }
-        for (metric, &min) in &raw.gate.min_accuracy {
-            let known = metric == "exec" && metrics.exec.is_some();
-            if !known || !(0.0..=1.0).contains(&min) {
-                let at = text.find("min_accuracy").unwrap_or(0);
-                let why = if known {
-                    format!("gate.min_accuracy.{metric} = {min} must be a fraction between 0 and 1")
-                } else {
-                    format!("gate.min_accuracy names metric {metric:?}, which is not enabled")
-                };
-                return Err(invalid(cx.error(at..at, why)));
-            }
+        let enabled: Vec<&str> = crate::metric::from_manifest(&metrics)
+            .iter()
+            .map(|m| m.name())
+            .collect();
+        let mut gate = Gate {
+            mode: raw.gate.mode,
+            min_accuracy: BTreeMap::new(),
+        };
+        for (metric, min) in &raw.gate.min_accuracy {
+            let value = *min.get_ref();
+            let why = if !enabled.contains(&metric.as_str()) {
+                format!("gate.min_accuracy names metric {metric:?}, which is not enabled")
+            } else if !(0.0..=1.0).contains(&value) {
+                format!("gate.min_accuracy.{metric} = {value} must be a fraction between 0 and 1")
+            } else {
+                gate.min_accuracy.insert(metric.clone(), value);
+                continue;
+            };
+            return Err(invalid(cx.error(min.span(), why)));
         }
 
         let snapshots = match raw.report.and_then(|r| r.snapshots) {
@@ -466,7 +480,7 @@ impl Manifest {
             databases,
             predictions,
             metrics,
-            gate: raw.gate,
+            gate,
             snapshots,
             cache,
         })
@@ -616,6 +630,7 @@ min_accuracy = { exec = 0.5 }
     fn gate_thresholds_are_fractions_of_enabled_metrics() {
         let e = error_of(&GOOD.replace("exec = 0.5", "exec = 50"));
         assert!(e.message.contains("between 0 and 1"), "{e}");
+        assert_eq!((e.line, e.column), (19, 25), "{e}");
         let e = error_of(&GOOD.replace("{ exec = 0.5 }", "{ esm = 0.5 }"));
         assert!(e.message.contains("not enabled"), "{e}");
     }

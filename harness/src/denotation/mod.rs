@@ -333,6 +333,10 @@ mod tests {
         order_matters: true,
         float_tolerance: 0.0,
     };
+    const TOLERANT: CompareOptions = CompareOptions {
+        order_matters: false,
+        float_tolerance: 1e-9,
+    };
 
     #[test]
     fn both_empty_are_equal_even_with_different_columns() {
@@ -439,11 +443,7 @@ mod tests {
         let g = table(vec![vec![i(5), i(50)]]);
         let p = table(vec![vec![r(5.0), i(50)]]);
         assert!(compare(&g, &p, BAG).is_err());
-        let tolerant = CompareOptions {
-            float_tolerance: 1e-9,
-            ..BAG
-        };
-        assert_eq!(compare(&g, &p, tolerant), Ok(()));
+        assert_eq!(compare(&g, &p, TOLERANT), Ok(()));
     }
 
     #[test]
@@ -451,11 +451,7 @@ mod tests {
         let g = table(vec![vec![r(0.3)], vec![r(1.0)]]);
         let p = table(vec![vec![r(1.0)], vec![r(0.1 + 0.2)]]);
         assert!(compare(&g, &p, BAG).is_err());
-        let tolerant = CompareOptions {
-            float_tolerance: 1e-9,
-            ..BAG
-        };
-        assert_eq!(compare(&g, &p, tolerant), Ok(()));
+        assert_eq!(compare(&g, &p, TOLERANT), Ok(()));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::{Metric, Verdict};
 use crate::backend::{Database, ExecError, Limits};
 use crate::dataset::Item;
-use crate::denotation::{compare, format_row, CompareOptions, Difference, ResultTable};
+use crate::denotation::{compare, format_row, CompareOptions, Difference, ResultTable, Value};
 use crate::execution::Executor;
 use crate::sql_text::{fix_tokenized_operators, python_strip, remove_distinct, replace_cur_year};
 
@@ -94,24 +94,14 @@ impl Exec {
     }
 }
 
-fn show_rows(label: &str, table: &ResultTable, total: Option<usize>) -> String {
-    let total = total.unwrap_or(table.rows.len());
-    let mut s = format!("{label} ({total} rows");
-    if !table.columns.is_empty() {
-        s.push_str(&format!("; columns {}", table.columns.join(", ")));
+/// `label (N rows; columns a, b):` and the first rows, one per line.
+fn show_rows(label: &str, rows: &[Vec<Value>], columns: &[String]) -> String {
+    let plural = if rows.len() == 1 { "" } else { "s" };
+    let mut s = format!("{label} ({} row{plural}", rows.len());
+    if !columns.is_empty() {
+        s.push_str(&format!("; columns {}", columns.join(", ")));
     }
     s.push_str("):\n");
-    for row in table.rows.iter().take(SHOWN_ROWS) {
-        s.push_str(&format!("  {}\n", format_row(row)));
-    }
-    if table.rows.len() > SHOWN_ROWS {
-        s.push_str(&format!("  … {} more\n", table.rows.len() - SHOWN_ROWS));
-    }
-    s
-}
-
-fn show_list(label: &str, rows: &[Vec<crate::denotation::Value>]) -> String {
-    let mut s = format!("{label} ({}):\n", rows.len());
     for row in rows.iter().take(SHOWN_ROWS) {
         s.push_str(&format!("  {}\n", format_row(row)));
     }
@@ -119,6 +109,10 @@ fn show_list(label: &str, rows: &[Vec<crate::denotation::Value>]) -> String {
         s.push_str(&format!("  … {} more\n", rows.len() - SHOWN_ROWS));
     }
     s
+}
+
+fn show_table(label: &str, table: &ResultTable) -> String {
+    show_rows(label, &table.rows, &table.columns)
 }
 
 impl Metric for Exec {
@@ -172,7 +166,7 @@ impl Metric for Exec {
                     let reason = format!(
                         "row count differs{on_db}: gold has {cap}, prediction has more than {cap}"
                     );
-                    let details = format!("{executed}{}", show_rows("gold rows", gold, None));
+                    let details = format!("{executed}{}", show_table("gold rows", gold));
                     return Verdict::incorrect("row_count", reason, details);
                 }
                 Err(e) => {
@@ -188,12 +182,12 @@ impl Metric for Exec {
                         only_gold,
                         only_predicted,
                     } if !(only_gold.is_empty() && only_predicted.is_empty()) => {
-                        details.push_str(&show_list("only in gold", only_gold));
-                        details.push_str(&show_list("only in prediction", only_predicted));
+                        details.push_str(&show_rows("only in gold", only_gold, &[]));
+                        details.push_str(&show_rows("only in prediction", only_predicted, &[]));
                     }
                     _ => {
-                        details.push_str(&show_rows("gold rows", gold, None));
-                        details.push_str(&show_rows("predicted rows", pred, None));
+                        details.push_str(&show_table("gold rows", gold));
+                        details.push_str(&show_table("predicted rows", pred));
                     }
                 }
                 return Verdict::incorrect(diff.code(), reason, details);
@@ -293,12 +287,12 @@ mod tests {
         );
         assert_eq!(v.code, "rows_differ");
         assert!(
-            v.details.contains("only in gold (1):\n  ('a',)"),
+            v.details.contains("only in gold (1 row):\n  ('a',)"),
             "{}",
             v.details
         );
         assert!(
-            v.details.contains("only in prediction (1):\n  ('c',)"),
+            v.details.contains("only in prediction (1 row):\n  ('c',)"),
             "{}",
             v.details
         );
