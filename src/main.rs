@@ -52,6 +52,9 @@ enum Command {
         /// Worker threads for the evaluation (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Per-query timeout for both the baseline and the evaluation (default: the manifest's).
+        #[arg(long)]
+        timeout_ms: Option<u64>,
     },
 }
 
@@ -64,7 +67,11 @@ fn main() -> ExitCode {
             predictions,
             jobs,
         } => set_jobs(jobs).and_then(|()| eval(&manifest, format, &predictions)),
-        Command::Bench { manifest, jobs } => set_jobs(jobs).and_then(|()| bench::run(&manifest)),
+        Command::Bench {
+            manifest,
+            jobs,
+            timeout_ms,
+        } => set_jobs(jobs).and_then(|()| bench::run(&manifest, timeout_ms)),
     };
     match result {
         Ok(code) => code,
