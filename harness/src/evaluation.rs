@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::backend::sqlite::Sqlite;
+use crate::backend;
 use crate::dataset::{Dataset, DatasetError, Item};
 use crate::execution::Executor;
 use crate::manifest::{LoadError, Manifest};
@@ -69,7 +69,10 @@ impl Evaluation {
     pub fn new(manifest: Manifest) -> Result<Evaluation, OpenError> {
         let dataset = Dataset::load(&manifest)?;
         let metrics = metric::from_manifest(&manifest.metrics);
-        let executor = Executor::new(Box::new(Sqlite), manifest.cache.clone());
+        let executor = Executor::new(
+            backend::from_manifest(manifest.backend),
+            manifest.cache.clone(),
+        );
         let results = dataset
             .predictions
             .iter()

@@ -104,6 +104,18 @@ struct RawDataset {
 #[serde(deny_unknown_fields)]
 struct RawDatabases {
     path: Spanned<String>,
+    #[serde(default)]
+    backend: BackendKind,
+}
+
+/// Which engine runs the queries. A new backend adds a variant here and an arm in
+/// [`crate::backend::from_manifest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// SQLite database files (or `.sql` scripts loaded in memory).
+    #[default]
+    Sqlite,
 }
 
 #[derive(Debug, Deserialize)]
@@ -173,6 +185,7 @@ pub struct Manifest {
     pub tables: Option<PathBuf>,
     /// Database path pattern with `{db_id}` (and possibly glob characters for test suites).
     pub databases: String,
+    pub backend: BackendKind,
     pub predictions: Vec<PredictionFile>,
     pub metrics: Metrics,
     pub gate: Gate,
@@ -478,6 +491,7 @@ impl Manifest {
             gold,
             tables: tables.map(|(t, _)| t),
             databases,
+            backend: raw.databases.backend,
             predictions,
             metrics,
             gate,

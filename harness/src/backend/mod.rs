@@ -10,6 +10,14 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::denotation::ResultTable;
+use crate::manifest::BackendKind;
+
+/// The backend a manifest asks for.
+pub fn from_manifest(kind: BackendKind) -> Box<dyn Backend> {
+    match kind {
+        BackendKind::Sqlite => Box::new(sqlite::Sqlite),
+    }
+}
 
 /// One database a query can run on.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
