@@ -46,6 +46,9 @@ pub enum LoadError {
 pub enum Format {
     /// `SQL<TAB>db_id` per line, or Spider's `dev.json` (by extension).
     Spider,
+    /// SParC / CoSQL: `SQL<TAB>db_id` lines with a blank line between interactions; prediction
+    /// files have the same shape.
+    Interactions,
 }
 
 /// What to do when an input file is missing.

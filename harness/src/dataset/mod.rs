@@ -1,6 +1,7 @@
 //! Dataset readers turn files into [`Item`]s and prediction sets. They know file formats and
 //! nothing about SQL semantics. A new format is one module here plus one arm in [`Dataset::load`].
 
+pub mod interactions;
 pub mod predictions;
 pub mod spider;
 
@@ -19,6 +20,15 @@ pub struct Item {
     pub question: Option<String>,
     /// Where the item comes from, for messages: `file:line` or `file#index`.
     pub source: String,
+    /// For conversational datasets (SParC, CoSQL): the interaction and the turn in it.
+    pub turn: Option<Turn>,
+}
+
+/// A turn of an interaction (both 0-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Turn {
+    pub interaction: usize,
+    pub turn: usize,
 }
 
 /// One model version's predictions, aligned with the items.
@@ -90,10 +100,14 @@ impl Dataset {
     pub fn load(manifest: &Manifest) -> Result<Dataset, DatasetError> {
         let items = match manifest.format {
             Format::Spider => spider::read_gold(&manifest.gold)?,
+            Format::Interactions => interactions::read_gold(&manifest.gold)?,
         };
         let mut sets = Vec::new();
         for p in &manifest.predictions {
-            let queries = predictions::read_lines(&p.file)?;
+            let queries = match manifest.format {
+                Format::Spider => predictions::read_lines(&p.file)?,
+                Format::Interactions => interactions::read_predictions(&p.file, &items)?,
+            };
             if queries.len() != items.len() {
                 return Err(DatasetError::CountMismatch {
                     prediction_file: p.file.clone(),

@@ -49,6 +49,7 @@ fn read_tsv(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
             gold: sql.to_owned(),
             question: None,
             source: format!("{}:{}", path.display(), n + 1),
+            turn: None,
         });
     }
     if items.is_empty() {
@@ -83,6 +84,7 @@ fn read_json(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
             gold: python_strip(&j.query).to_owned(),
             question: j.question,
             source: format!("{}#{index}", path.display()),
+            turn: None,
         })
         .collect())
 }

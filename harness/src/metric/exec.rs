@@ -223,6 +223,7 @@ mod tests {
             gold: gold.into(),
             question: None,
             source: "test".into(),
+            turn: None,
         };
         let ex = Executor::new(Box::new(Sqlite), None);
         Exec::new(options).evaluate(&item, pred, &dbs, &ex)
@@ -357,6 +358,7 @@ mod tests {
             gold: "SELECT x FROM t WHERE x < 3".into(),
             question: None,
             source: "test".into(),
+            turn: None,
         };
         let ex = Executor::new(Box::new(Sqlite), None);
         let dbs = [Database::new(&a), Database::new(&b)];

@@ -47,6 +47,8 @@ mod tests {
             },
             reasons: Default::default(),
             by_db: Default::default(),
+            by_turn: Default::default(),
+            interactions: None,
         };
         let e = check(&gate, &s).unwrap_err();
         assert!(

@@ -52,6 +52,21 @@ pub struct Summary {
     /// Reason code → count, over incorrect, gold-error and skipped items.
     pub reasons: BTreeMap<String, usize>,
     pub by_db: BTreeMap<String, Tally>,
+    /// Conversational datasets: per turn position (`turn 1` … `turn 4`, `turn >4`, as the
+    /// official evaluator groups them).
+    pub by_turn: BTreeMap<String, Tally>,
+    /// Conversational datasets: an interaction is correct iff all its turns are (interaction
+    /// match); skipped or with a gold error if any turn is.
+    pub interactions: Option<Tally>,
+}
+
+/// The official evaluator's turn groups.
+fn turn_label(turn: usize) -> String {
+    if turn < 4 {
+        format!("turn {}", turn + 1)
+    } else {
+        "turn >4".to_owned()
+    }
 }
 
 impl Summary {
@@ -64,7 +79,11 @@ impl Summary {
             total: Tally::default(),
             reasons: BTreeMap::new(),
             by_db: BTreeMap::new(),
+            by_turn: BTreeMap::new(),
+            interactions: None,
         };
+        // Worst status per interaction: Correct < Incorrect < GoldError < Skipped.
+        let mut interactions: BTreeMap<usize, Status> = BTreeMap::new();
         for (i, item) in eval.items().iter().enumerate() {
             let Some(v) = eval.result(set, i).verdict(metric) else {
                 continue;
@@ -74,6 +93,21 @@ impl Summary {
             if v.status != Status::Correct {
                 *s.reasons.entry(v.code.clone()).or_default() += 1;
             }
+            if let Some(t) = item.turn {
+                s.by_turn
+                    .entry(turn_label(t.turn))
+                    .or_default()
+                    .add(v.status);
+                let worst = interactions.entry(t.interaction).or_insert(Status::Correct);
+                *worst = (*worst).max(v.status);
+            }
+        }
+        if !interactions.is_empty() {
+            let mut tally = Tally::default();
+            for status in interactions.values() {
+                tally.add(*status);
+            }
+            s.interactions = Some(tally);
         }
         s
     }
@@ -112,6 +146,29 @@ impl Summary {
                 .map(|(code, n)| format!("{code} {n}"))
                 .collect();
             let _ = writeln!(out, "  not correct, by reason: {}", reasons.join(", "));
+        }
+        if let Some(t) = &self.interactions {
+            let _ = writeln!(
+                out,
+                "  interaction match: {}/{} = {:.2}% ({} interactions)",
+                t.correct,
+                t.scored(),
+                100.0 * t.accuracy(),
+                t.items
+            );
+            let turns: Vec<String> = self
+                .by_turn
+                .iter()
+                .map(|(label, t)| {
+                    format!(
+                        "{label} {}/{} = {:.2}%",
+                        t.correct,
+                        t.scored(),
+                        100.0 * t.accuracy()
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "  question match by turn: {}", turns.join(", "));
         }
         let width = self.by_db.keys().map(String::len).max().unwrap_or(5).max(5);
         let _ = writeln!(

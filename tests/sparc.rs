@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    sqlsuite::harness::run(&["datasets/sparc.toml"])
+}
