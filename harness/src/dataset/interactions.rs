@@ -55,6 +55,7 @@ pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
                 question: None,
                 source: format!("{}:{line_no}", path.display()),
                 turn: Some(Turn { interaction, turn }),
+                hardness: None,
             });
         }
     }

@@ -22,6 +22,9 @@ pub struct Item {
     pub source: String,
     /// For conversational datasets (SParC, CoSQL): the interaction and the turn in it.
     pub turn: Option<Turn>,
+    /// The gold's Spider hardness (`easy`, `medium`, `hard`, `extra`), when the dataset has a
+    /// schema to parse it against; set by the evaluation, not by readers.
+    pub hardness: Option<&'static str>,
 }
 
 /// A turn of an interaction (both 0-based).

@@ -50,6 +50,7 @@ fn read_tsv(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
             question: None,
             source: format!("{}:{}", path.display(), n + 1),
             turn: None,
+            hardness: None,
         });
     }
     if items.is_empty() {
@@ -85,6 +86,7 @@ fn read_json(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
             question: j.question,
             source: format!("{}#{index}", path.display()),
             turn: None,
+            hardness: None,
         })
         .collect())
 }

@@ -224,6 +224,7 @@ mod tests {
             question: None,
             source: "test".into(),
             turn: None,
+            hardness: None,
         };
         let ex = Executor::new(Box::new(Sqlite), None);
         Exec::new(options).evaluate(&item, pred, &dbs, &ex)
@@ -359,6 +360,7 @@ mod tests {
             question: None,
             source: "test".into(),
             turn: None,
+            hardness: None,
         };
         let ex = Executor::new(Box::new(Sqlite), None);
         let dbs = [Database::new(&a), Database::new(&b)];

@@ -49,6 +49,21 @@ pub struct Verdict {
     pub reason: String,
     /// More lines worth showing (the differing rows, the database that told them apart).
     pub details: String,
+    /// Per-component scores, for metrics that compare query components (exact set match's
+    /// partial scores); empty otherwise.
+    pub components: Vec<ComponentScore>,
+}
+
+/// One component's partial score for one prediction (the official evaluator's `partial_scores`
+/// entry): accuracy and recall of the predicted units against the gold's, and their counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComponentScore {
+    pub component: &'static str,
+    pub acc: f64,
+    pub rec: f64,
+    pub f1: f64,
+    pub label_total: usize,
+    pub pred_total: usize,
 }
 
 impl Verdict {
@@ -58,6 +73,7 @@ impl Verdict {
             code: "correct".into(),
             reason: String::new(),
             details: String::new(),
+            components: Vec::new(),
         }
     }
 
@@ -67,6 +83,7 @@ impl Verdict {
             code: code.into(),
             reason: reason.into(),
             details: details.into(),
+            components: Vec::new(),
         }
     }
 
@@ -76,6 +93,7 @@ impl Verdict {
             code: "gold_error".into(),
             reason: reason.into(),
             details: String::new(),
+            components: Vec::new(),
         }
     }
 
@@ -85,7 +103,14 @@ impl Verdict {
             code: code.into(),
             reason: reason.into(),
             details: String::new(),
+            components: Vec::new(),
         }
+    }
+
+    /// The same verdict with component scores attached.
+    pub fn with_components(mut self, components: Vec<ComponentScore>) -> Verdict {
+        self.components = components;
+        self
     }
 }
 

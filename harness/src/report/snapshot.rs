@@ -37,6 +37,10 @@ pub fn render(eval: &Evaluation, set: usize) -> String {
         out.push('\n');
         out.push_str(&Summary::of(eval, set, metric).render());
     }
+    if let Some(table) = super::official::table(eval, set) {
+        out.push_str("\nofficial table (as evaluation.py prints it):\n");
+        out.push_str(&table);
+    }
     out.push_str("\nitems:\n");
     let width = eval.index_width();
     for (i, item) in eval.items().iter().enumerate() {
