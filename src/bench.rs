@@ -141,12 +141,10 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
     // [cache] dir may serve golds from disk; the bench ignores it to measure execution.)
     let mut manifest_cold = eval.manifest.clone();
     manifest_cold.cache = None;
-    let cold = Evaluation::new(manifest_cold)?;
-    let bar = Progress::new((sets * items) as u64, "evaluating");
-    let start = Instant::now();
-    cold.evaluate_all(&|| bar.inc());
-    let wall = start.elapsed();
-    bar.finish();
+    let mut exec_only = manifest_cold.clone();
+    exec_only.metrics.exact_match = None;
+    let cold = Evaluation::new(exec_only)?;
+    let (wall, _) = timed(&cold, "evaluating exec");
     let results: Vec<_> = (0..sets)
         .flat_map(|s| (0..items).map(move |i| (s, i)))
         .map(|(s, i)| cold.result(s, i))
@@ -187,5 +185,71 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         secs(raw.total - raw.timed_out_time),
         rest / secs(raw.total - raw.timed_out_time).max(1e-9)
     );
+
+    // Exact set match: no database, parse and compare only.
+    if let Some(tables) = &manifest_cold.tables {
+        let mut esm = manifest_cold.clone();
+        esm.metrics.exec = None;
+        esm.metrics.exact_match = Some(Default::default());
+        let esm = Evaluation::new(esm)?;
+        let (wall, _) = timed(&esm, "evaluating exact_match");
+        println!(
+            "exact_match ({} threads, schemas from {}): {} predictions in {:.2} s = {:.0} items/s",
+            rayon::current_num_threads(),
+            tables.display(),
+            sets * items,
+            secs(wall),
+            (sets * items) as f64 / secs(wall).max(1e-9)
+        );
+    }
+
+    // Execution with plug_value: the prediction as written, then gold values in its slots.
+    if let Some(options) = &manifest_cold.metrics.exec {
+        let mut plug = manifest_cold.clone();
+        plug.metrics.exact_match = None;
+        if let Some(exec) = plug.metrics.exec.as_mut() {
+            exec.plug_value = true;
+        }
+        let plugged = Evaluation::new(plug)?;
+        let (wall, worst) = timed(&plugged, "evaluating exec with plug_value");
+        let correct = (0..sets)
+            .flat_map(|s| (0..items).map(move |i| (s, i)))
+            .filter(|&(s, i)| plugged.result(s, i).status() == Status::Correct)
+            .count();
+        println!(
+            "exec with plug_value ({} threads): {:.2} s wall for {} predictions ({correct} correct); \
+             worst item {}",
+            rayon::current_num_threads(),
+            secs(wall),
+            sets * items,
+            worst.map_or_else(String::new, |(d, s, i)| format!(
+                "{}::{i} {:.2} s (timeout {} ms per query)",
+                plugged.dataset.predictions[s].name,
+                secs(d),
+                options.timeout_ms
+            ))
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Evaluates every prediction in parallel, timing each; returns the wall time and the slowest
+/// item (time, set, index).
+fn timed(eval: &Evaluation, label: &str) -> (Duration, Option<(Duration, usize, usize)>) {
+    use rayon::prelude::*;
+    let (sets, items) = (eval.dataset.predictions.len(), eval.items().len());
+    let bar = Progress::new((sets * items) as u64, label);
+    let start = Instant::now();
+    let worst = (0..sets * items)
+        .into_par_iter()
+        .map(|k| {
+            let t = Instant::now();
+            eval.result(k / items, k % items);
+            bar.inc();
+            (t.elapsed(), k / items, k % items)
+        })
+        .max_by_key(|(d, _, _)| *d);
+    let wall = start.elapsed();
+    bar.finish();
+    (wall, worst)
 }

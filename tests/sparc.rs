@@ -1,3 +1,117 @@
-fn main() -> std::process::ExitCode {
-    sqlsuite::harness::run(&["datasets/sparc.toml"])
+//! SParC's evaluation examples: one trial per turn (from `datasets/sparc.toml`), plus a
+//! conformance trial that reproduces the official `eval_output.txt` table number for number.
+//!
+//! `eval_output.txt` was printed by the SParC-era evaluator, which differs from today's official
+//! one in two ways: it dropped the file's last interaction (its counts are 131 interactions /
+//! 319 turns of the 132 / 322 in `gold.txt`), and it compared FROM tables only when the gold
+//! joins tables (exact match mode `legacy_sparc`). The conformance trial evaluates the examples
+//! that way and compares every number of the table.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use sqlsuite::metric::exact_match::{EsmMode, ExactMatchOptions};
+use sqlsuite::report::official;
+use sqlsuite::{harness, Evaluation, Manifest};
+
+const MANIFEST: &str = "datasets/sparc.toml";
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let (mut trials, eval) = harness::trials_for(Path::new(MANIFEST));
+    if eval.is_some() {
+        trials.push(Trial::test(
+            "sparc::conformance::eval_output",
+            reproduce_eval_output,
+        ));
+    }
+    harness::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
+}
+
+/// Writes `text` without its last blank-line-separated group.
+fn without_last_interaction(text: &str) -> String {
+    let trimmed = text.trim_end();
+    match trimmed.rfind("\n\n") {
+        Some(cut) => format!("{}\n", &trimmed[..cut]),
+        None => String::new(),
+    }
+}
+
+/// Rows of a table: `(name, numbers)` for every line with a name followed by numbers.
+fn numeric_rows(table: &str) -> Vec<(String, Vec<String>)> {
+    table
+        .lines()
+        .filter_map(|line| {
+            let name = line.get(..20)?.trim();
+            let cells: Vec<String> = line
+                .get(21..)?
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            let numeric = !cells.is_empty() && cells.iter().all(|c| c.parse::<f64>().is_ok());
+            (numeric && !name.is_empty()).then(|| (name.to_owned(), cells))
+        })
+        .collect()
+}
+
+fn reproduce_eval_output() -> Result<(), Failed> {
+    let manifest = Manifest::load(MANIFEST).map_err(|e| e.to_string())?;
+    let examples: PathBuf = manifest
+        .gold
+        .parent()
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let read = |name: &str| std::fs::read_to_string(examples.join(name)).map_err(|e| e.to_string());
+    let gold = dir.path().join("gold.txt");
+    let predict = dir.path().join("predict.txt");
+    std::fs::write(&gold, without_last_interaction(&read("gold.txt")?))
+        .map_err(|e| e.to_string())?;
+    std::fs::write(&predict, without_last_interaction(&read("predict.txt")?))
+        .map_err(|e| e.to_string())?;
+
+    let mut truncated = manifest.clone();
+    truncated.gold = gold;
+    truncated.predictions[0].file = predict;
+    truncated.metrics.exec = None; // the official run was `--etype match`
+    truncated.metrics.exact_match = Some(ExactMatchOptions {
+        mode: EsmMode::LegacySparc,
+    });
+    truncated.cache = None;
+    let eval = Evaluation::new(truncated).map_err(|e| e.to_string())?;
+    let ours = official::table(&eval, 0).ok_or("no official table (items have no hardness)")?;
+    let expected = read("eval_output.txt")?;
+
+    let ours = numeric_rows(&ours);
+    let expected = numeric_rows(&expected);
+    if expected.len() < 30 {
+        return Err(format!(
+            "only {} numeric rows found in eval_output.txt",
+            expected.len()
+        )
+        .into());
+    }
+    let mut differences = Vec::new();
+    if ours.len() != expected.len() {
+        differences.push(format!("{} rows, official {}", ours.len(), expected.len()));
+    }
+    for ((name, values), (ename, evalues)) in ours.iter().zip(&expected) {
+        if name != ename || values != evalues {
+            differences.push(format!(
+                "{name}: {values:?}\n  official {ename}: {evalues:?}"
+            ));
+        }
+    }
+    println!(
+        "conformance sparc eval_output: {} of {} rows identical ({} numbers each)",
+        expected.len() - differences.len().min(expected.len()),
+        expected.len(),
+        expected.first().map_or(0, |r| r.1.len())
+    );
+    if differences.is_empty() {
+        Ok(())
+    } else {
+        Err(differences.join("\n").into())
+    }
 }

@@ -1,19 +1,20 @@
 //! Spider dev with the 14 shared leaderboard submissions: one trial per prediction (from
 //! `datasets/spider.toml`), plus conformance trials that compare every execution verdict with
-//! the official evaluator's (`reference/exec19_dev_N.tsv`, column `exec`).
+//! the official evaluator's (`reference/exec19_dev_N.tsv`, column `exec`) and every exact-match
+//! verdict and hardness (`reference/esm_full_dev_N.tsv`).
 //!
 //! Without the shared data everything is reported as ignored with the reason;
 //! `SQLSUITE_REQUIRE_SHARED=1` turns that into a failure.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::dataset::spider::read_gold;
 use sqlsuite::harness;
 use sqlsuite::metric::Status;
-use sqlsuite::Evaluation;
+use sqlsuite::{Evaluation, Manifest};
 
 const MANIFEST: &str = "datasets/spider.toml";
 
@@ -23,17 +24,41 @@ const MANIFEST: &str = "datasets/spider.toml";
 /// these agrees (the list must stay exact) or if any other item disagrees.
 const FLOAT_SUMMATION: &[(&str, usize)] = &[];
 
+/// The same manifest with the reference's `--plug_value` (exec only).
+fn plug_value_evaluation() -> Result<Evaluation, String> {
+    let mut manifest = Manifest::load(MANIFEST).map_err(|e| e.to_string())?;
+    let exec = manifest.metrics.exec.as_mut().ok_or("no exec metric")?;
+    exec.plug_value = true;
+    manifest.metrics.exact_match = None;
+    Evaluation::new(manifest).map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     let args = Arguments::from_args();
     let (mut trials, eval) = harness::trials_for(Path::new(MANIFEST));
     if let Some(eval) = &eval {
+        // Opened lazily, once, by the first plug_value trial that runs.
+        let plugged: Arc<OnceLock<Result<Evaluation, String>>> = Arc::default();
         for set in 0..eval.dataset.predictions.len() {
-            let eval = eval.clone();
-            let name = format!(
-                "spider::conformance::exec::{}",
-                eval.dataset.predictions[set].name
-            );
-            trials.push(Trial::test(name, move || conformance(&eval, set)));
+            let name = &eval.dataset.predictions[set].name;
+            let e = eval.clone();
+            trials.push(Trial::test(
+                format!("spider::conformance::exec::{name}"),
+                move || conformance(&e, set, "exec", 4),
+            ));
+            let p = plugged.clone();
+            trials.push(Trial::test(
+                format!("spider::conformance::exec_plug::{name}"),
+                move || {
+                    let eval = p.get_or_init(plug_value_evaluation).as_ref()?;
+                    conformance(eval, set, "exec_plug", 5)
+                },
+            ));
+            let e = eval.clone();
+            trials.push(Trial::test(
+                format!("spider::conformance::exact_match::{name}"),
+                move || exact_match_conformance(&e, set),
+            ));
         }
         let gold = eval.manifest.gold.clone();
         trials.push(Trial::test(
@@ -44,20 +69,22 @@ fn main() -> ExitCode {
     harness::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
 }
 
-fn reference_file(eval: &Evaluation, set: usize) -> PathBuf {
+fn reference_file(eval: &Evaluation, set: usize, prefix: &str) -> PathBuf {
     let dir = eval.manifest.gold.parent().unwrap_or(Path::new("."));
-    dir.join("reference")
-        .join(format!("exec19_{}.tsv", eval.dataset.predictions[set].name))
+    dir.join("reference").join(format!(
+        "{prefix}_{}.tsv",
+        eval.dataset.predictions[set].name
+    ))
 }
 
 /// The reference's verdict per index: `Some(true)` correct, `Some(false)` incorrect (including
 /// its `timeout` and `crash`, which sqlsuite must judge incorrect), absent = not evaluated.
-fn read_reference(path: &Path) -> Result<Vec<Option<bool>>, String> {
+fn read_reference(path: &Path, column: usize) -> Result<Vec<Option<bool>>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
-        let (Some(index), Some(exec)) = (f.first(), f.get(4)) else {
+        let (Some(index), Some(exec)) = (f.first(), f.get(column)) else {
             return Err(format!("{}:{}: malformed", path.display(), n + 1));
         };
         let index: usize = index
@@ -76,16 +103,18 @@ fn read_reference(path: &Path) -> Result<Vec<Option<bool>>, String> {
     Ok(out)
 }
 
-fn conformance(eval: &Arc<Evaluation>, set: usize) -> Result<(), Failed> {
+/// Execution verdicts against `reference/exec19_dev_N.tsv`, column `column` (`exec` or
+/// `exec_plug`); `label` names the check in messages.
+fn conformance(eval: &Evaluation, set: usize, label: &str, column: usize) -> Result<(), Failed> {
     let name = &eval.dataset.predictions[set].name;
-    let reference = read_reference(&reference_file(eval, set))?;
+    let reference = read_reference(&reference_file(eval, set, "exec19"), column)?;
     let mut disagreements = Vec::new();
     let mut agreed = 0;
     let mut known = 0;
     let mut correct_both = 0;
     for (i, item) in eval.items().iter().enumerate() {
         let ours = eval.result(set, i);
-        let status = ours.status();
+        let status = ours.verdict("exec").map_or(Status::Skipped, |v| v.status);
         let expected = reference.get(i).copied().flatten();
         let listed = FLOAT_SUMMATION.contains(&(name.as_str(), i));
         let agrees = match expected {
@@ -119,7 +148,7 @@ fn conformance(eval: &Arc<Evaluation>, set: usize) -> Result<(), Failed> {
         }
     }
     println!(
-        "conformance exec {name}: {agreed} of {} items agree ({correct_both} correct in both, \
+        "conformance {label} {name}: {agreed} of {} items agree ({correct_both} correct in both, \
          the rest incorrect in both or skipped for a missing database), {known} known \
          float-summation differences, {} disagree",
         eval.items().len(),
@@ -158,4 +187,61 @@ fn dev_json_matches(gold: &Path) -> Result<(), Failed> {
         return Err("dev.json items without a question".into());
     }
     Ok(())
+}
+
+/// Exact set match and hardness against `reference/esm_full_dev_N.tsv`
+/// (`index_in_dev, db_id, hardness, exact_match`): every one of the 1034 items must agree on both.
+fn exact_match_conformance(eval: &Arc<Evaluation>, set: usize) -> Result<(), Failed> {
+    let name = &eval.dataset.predictions[set].name;
+    let path = reference_file(eval, set, "esm_full");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    if rows.len() != eval.items().len() {
+        return Err(format!(
+            "{}: {} rows for {} items",
+            path.display(),
+            rows.len(),
+            eval.items().len()
+        )
+        .into());
+    }
+    let mut disagreements = Vec::new();
+    let mut correct_both = 0;
+    for (i, (item, row)) in eval.items().iter().zip(&rows).enumerate() {
+        let (Some(hardness), Some(exact)) = (row.get(2), row.get(3)) else {
+            return Err(format!("{}:{}: malformed", path.display(), i + 2).into());
+        };
+        let verdict = eval.result(set, i).verdict("exact_match").cloned();
+        let ours = verdict.as_ref().map(|v| v.status);
+        let expected = if *exact == "1" {
+            Status::Correct
+        } else {
+            Status::Incorrect
+        };
+        if ours != Some(expected) || item.hardness != Some(*hardness) {
+            disagreements.push(format!(
+                "{i:04} {}: reference {exact} {hardness}, sqlsuite {:?} {:?} ({})",
+                item.db_id,
+                ours,
+                item.hardness,
+                verdict.map(|v| v.reason).unwrap_or_default()
+            ));
+        } else if expected == Status::Correct {
+            correct_both += 1;
+        }
+    }
+    println!(
+        "conformance exact_match {name}: {} of {} items agree on verdict and hardness ({correct_both} exact in both)",
+        rows.len() - disagreements.len(),
+        rows.len()
+    );
+    if disagreements.is_empty() {
+        Ok(())
+    } else {
+        Err(disagreements.join("\n").into())
+    }
 }

@@ -5,7 +5,7 @@
 //! prediction is judged once per run however many reports look at it.
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
@@ -13,7 +13,8 @@ use crate::backend;
 use crate::dataset::{Dataset, DatasetError, Item};
 use crate::execution::Executor;
 use crate::manifest::{LoadError, Manifest};
-use crate::metric::{self, Metric, Status, Verdict};
+use crate::metric::{self, exact_match, Metric, Status, Verdict};
+use crate::spider_sql;
 
 /// Errors opening an evaluation.
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +23,11 @@ pub enum OpenError {
     Manifest(#[from] LoadError),
     #[error(transparent)]
     Dataset(#[from] DatasetError),
+    #[error("{}: {message}", manifest.display())]
+    Metric {
+        manifest: std::path::PathBuf,
+        message: String,
+    },
 }
 
 /// The verdicts of every enabled metric for one prediction.
@@ -32,13 +38,14 @@ pub struct ItemResult {
 }
 
 impl ItemResult {
-    /// The overall status: skipped/gold error if any metric says so, else incorrect if any metric
-    /// says so, else correct.
+    /// The overall status: incorrect if any metric judged the prediction incorrect, else a gold
+    /// error if any metric had one, else correct if any metric judged it correct, else skipped
+    /// (no metric could evaluate it).
     pub fn status(&self) -> Status {
-        self.verdicts
-            .iter()
-            .map(|(_, v)| v.status)
-            .max()
+        let has = |s: Status| self.verdicts.iter().any(|(_, v)| v.status == s);
+        [Status::Incorrect, Status::GoldError, Status::Correct]
+            .into_iter()
+            .find(|&s| has(s))
             .unwrap_or(Status::Skipped)
     }
 
@@ -67,8 +74,26 @@ impl Evaluation {
     }
 
     pub fn new(manifest: Manifest) -> Result<Evaluation, OpenError> {
-        let dataset = Dataset::load(&manifest)?;
-        let metrics = metric::from_manifest(&manifest.metrics);
+        let mut dataset = Dataset::load(&manifest)?;
+        let mut resources = metric::Resources::default();
+        if let Some(tables) = &manifest.tables {
+            let schemas =
+                spider_sql::load_schemas(tables).map_err(|message| DatasetError::File {
+                    path: tables.clone(),
+                    message,
+                })?;
+            // Items learn their gold's hardness here, for every metric's per-hardness report.
+            for item in &mut dataset.items {
+                item.hardness = exact_match::hardness(&schemas, item);
+            }
+            resources.schemas = Some(Arc::new(schemas));
+        }
+        let metrics = metric::from_manifest(&manifest.metrics, &resources).map_err(|message| {
+            OpenError::Metric {
+                manifest: manifest.path.clone(),
+                message,
+            }
+        })?;
         let executor = Executor::new(
             backend::from_manifest(manifest.backend),
             manifest.cache.clone(),
@@ -116,25 +141,21 @@ impl Evaluation {
 
     fn judge(&self, set: usize, index: usize) -> ItemResult {
         let item = &self.dataset.items[index];
-        let verdicts = match &self.dataset.databases[index] {
-            Err(reason) => self
-                .metrics
-                .iter()
-                .map(|m| {
-                    (
-                        m.name(),
-                        Verdict::skipped("missing_database", reason.clone()),
-                    )
-                })
-                .collect(),
-            Ok(dbs) => {
-                let prediction = self.prediction(set, index);
-                self.metrics
-                    .iter()
-                    .map(|m| (m.name(), m.evaluate(item, prediction, dbs, &self.executor)))
-                    .collect()
-            }
-        };
+        let prediction = self.prediction(set, index);
+        let verdicts = self
+            .metrics
+            .iter()
+            .map(|m| {
+                let verdict = match &self.dataset.databases[index] {
+                    Ok(dbs) => m.evaluate(item, prediction, dbs, &self.executor),
+                    Err(reason) if m.needs_database() => {
+                        Verdict::skipped("missing_database", reason.clone())
+                    }
+                    Err(_) => m.evaluate(item, prediction, &[], &self.executor),
+                };
+                (m.name(), verdict)
+            })
+            .collect();
         ItemResult { verdicts }
     }
 

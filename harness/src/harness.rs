@@ -10,9 +10,10 @@
 //!
 //! Trials, per prediction set of each manifest:
 //! * `<dataset>::<set>::<index>_<db_id>`: one per item. Correct passes. Incorrect fails with the
-//!   reason (strict mode), or — in regression mode — fails only if the accepted snapshot had it
-//!   correct, and is otherwise reported as ignored, "known failure". An item that could not be
-//!   evaluated (missing database) is reported as ignored with the reason.
+//!   reason (strict mode), or — in regression mode — fails only if some metric judged it correct
+//!   in the accepted snapshot and does not now, and is otherwise reported as ignored, "known
+//!   failure". An item no metric could evaluate (missing database) is reported as ignored with
+//!   the reason.
 //! * `<dataset>::<set>::snapshot`: the insta snapshot of the set's verdicts.
 //! * `<dataset>::<set>::gate`: the gate's `min_accuracy` (when the manifest sets one).
 //!
@@ -140,6 +141,20 @@ fn item_trial(
     accepted: Option<&Accepted>,
 ) -> Result<Completion, Failed> {
     let result = eval.result(set, i);
+    let regression_mode = eval.manifest.gate.mode == GateMode::Regression;
+    if regression_mode {
+        let regressed = accepted
+            .map(|a| a.regressions(i, result))
+            .unwrap_or_default();
+        if !regressed.is_empty() {
+            let mut msg = message::failure(eval, set, i);
+            msg.push_str(&format!(
+                "regression: correct under {} in the accepted snapshot\n",
+                regressed.join(", ")
+            ));
+            return Err(msg.into());
+        }
+    }
     match result.status() {
         Status::Correct => Ok(Completion::Completed),
         Status::Skipped => {
@@ -150,26 +165,18 @@ fn item_trial(
                 .collect();
             Ok(Completion::ignored_with(reasons.join("; ")))
         }
-        Status::Incorrect | Status::GoldError => {
-            let regression = eval.manifest.gate.mode == GateMode::Regression;
-            let was_correct = accepted.is_some_and(|a| a.was_correct(i));
-            if regression && !was_correct {
-                let codes: Vec<String> = result
-                    .verdicts
-                    .iter()
-                    .map(|(m, v)| format!("{m}={}", v.code))
-                    .collect();
-                return Ok(Completion::ignored_with(format!(
-                    "known failure ({})",
-                    codes.join(" ")
-                )));
-            }
-            let mut msg = message::failure(eval, set, i);
-            if regression {
-                msg.push_str("regression: this item is correct in the accepted snapshot\n");
-            }
-            Err(msg.into())
+        Status::Incorrect | Status::GoldError if regression_mode => {
+            let codes: Vec<String> = result
+                .verdicts
+                .iter()
+                .map(|(m, v)| format!("{m}={}", v.code))
+                .collect();
+            Ok(Completion::ignored_with(format!(
+                "known failure ({})",
+                codes.join(" ")
+            )))
         }
+        Status::Incorrect | Status::GoldError => Err(message::failure(eval, set, i).into()),
     }
 }
 

@@ -13,7 +13,9 @@ pub mod execution;
 pub mod harness;
 pub mod manifest;
 pub mod metric;
+pub mod plug_value;
 pub mod report;
+pub mod spider_sql;
 pub mod sql_text;
 
 pub use evaluation::Evaluation;

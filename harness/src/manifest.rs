@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::metric::exact_match::ExactMatchOptions;
 use crate::metric::exec::ExecOptions;
 
 /// An error located in a manifest.
@@ -133,6 +134,8 @@ struct RawPredictions {
 struct RawMetrics {
     #[serde(default)]
     exec: Option<ExecOptions>,
+    #[serde(default)]
+    exact_match: Option<Spanned<ExactMatchOptions>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -169,6 +172,7 @@ pub struct Gate {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Metrics {
     pub exec: Option<ExecOptions>,
+    pub exact_match: Option<ExactMatchOptions>,
 }
 
 /// One prediction set: a model version's predictions, one per gold item.
@@ -440,20 +444,31 @@ impl Manifest {
         }
 
         let metrics = match raw.metrics {
-            Some(m) => Metrics { exec: m.exec },
+            Some(m) => {
+                if let (Some(esm), None) = (&m.exact_match, &tables) {
+                    return Err(invalid(cx.error(
+                        esm.span(),
+                        "exact_match parses queries against the schema: set [dataset] tables \
+                         (a Spider tables.json)",
+                    )));
+                }
+                Metrics {
+                    exec: m.exec,
+                    exact_match: m.exact_match.map(Spanned::into_inner),
+                }
+            }
             None => Metrics {
                 exec: Some(ExecOptions::default()),
+                exact_match: None,
             },
         };
-        if metrics.exec.is_none() {
-            return Err(invalid(
-                cx.error(0..0, "no metric enabled: add [metrics.exec]"),
-            ));
+        let enabled = crate::metric::names(&metrics);
+        if enabled.is_empty() {
+            return Err(invalid(cx.error(
+                0..0,
+                "no metric enabled: add [metrics.exec] or [metrics.exact_match]",
+            )));
         }
-        let enabled: Vec<&str> = crate::metric::from_manifest(&metrics)
-            .iter()
-            .map(|m| m.name())
-            .collect();
         let mut gate = Gate {
             mode: raw.gate.mode,
             min_accuracy: BTreeMap::new(),

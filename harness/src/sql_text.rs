@@ -118,6 +118,133 @@ pub fn replace_cur_year(sql: &str) -> String {
     out
 }
 
+/// Python's `str.isspace()` for one character: the characters that
+/// [`python_strip`], `str.split()` and the regular-expression class `\s`
+/// treat as white space.
+pub fn is_python_whitespace(c: char) -> bool {
+    is_py_space(c)
+}
+
+/// Python's `\d` in a `str` regular expression (`str.isdecimal()`): any
+/// Unicode decimal digit, not only `0`–`9`.
+pub fn is_python_decimal(c: char) -> bool {
+    is_py_decimal(c)
+}
+
+/// The reference's `reformat_query` (from its `parse.py`), the first step of
+/// its value extraction for `--plug_value`.
+///
+/// The text is `str.strip()`ped, every `;` and tab is deleted, and the
+/// leaf tokens of the first statement `sqlparse.parse` splits off are
+/// joined with single spaces, leaving out the `Whitespace` tokens (one
+/// white-space character each). Line breaks are `Newline` tokens, not
+/// `Whitespace`, so they survive as tokens of their own (`"a\nb"` becomes
+/// `"a \n b"`). Finally the spellings `t1.*` to `t3.*` and `T1.*` to
+/// `T3.*` are replaced by `*`, in that order.
+///
+/// Where `sqlparse.parse` finds no statement (the cleaned text is empty or
+/// white space) the reference raises `IndexError`; this function returns
+/// an empty string instead.
+pub fn spider_reformat_query(sql: &str) -> String {
+    let cleaned: String = python_strip(sql)
+        .chars()
+        .filter(|&c| c != ';' && c != '\t')
+        .collect();
+    let text = Text::new(&cleaned);
+    let lexer = Lexer::new(&text.chars);
+    let Some(end) = first_statement_end(&lexer) else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    let mut pos = 0;
+    while pos < end {
+        let token = lexer.token_at(pos);
+        if token.kind != Kind::Whitespace {
+            parts.push(text.slice(pos, token.end));
+        }
+        pos = token.end;
+    }
+    let mut out = parts.join(" ");
+    for star in ["t1.*", "t2.*", "t3.*", "T1.*", "T2.*", "T3.*"] {
+        out = out.replace(star, "*");
+    }
+    out
+}
+
+/// `sqlparse.format(sql, reindent=False, keyword_case='upper')`, as far as
+/// it can matter to a consumer that afterwards lower-cases everything but
+/// string literals (as the reference's value extraction does).
+///
+/// Exact are: the statement splitting (the keyword-case filter runs before
+/// the splitter, so a lower-case `go` keyword ends a statement here, unlike
+/// in `sqlparse.parse`), dropping a trailing statement that is only white
+/// space, and sqlparse's final serialisation, which splits every statement
+/// at line breaks outside quotes (`\r\n`, `\r` and `\n`), strips trailing
+/// white space from each line and joins the lines with `\n`.
+///
+/// Upper-cased are the keywords that decide statement splitting, the
+/// multi-word keywords (`ORDER BY`, `LEFT JOIN`, …) and `CREATE`; other
+/// keywords (`SELECT`, `WHERE`, …) keep their letters. Because sqlparse's
+/// lexer ignores letter case, this changes no token boundary, and for
+/// ASCII text `lower(upper(w)) == lower(w)`. The only possible difference
+/// after lower-casing is a keyword spelled with a non-ASCII letter whose
+/// upper case is ASCII (`ſelect`), which sqlparse would turn into `SELECT`.
+pub fn sqlparse_format_keywords_upper(sql: &str) -> String {
+    let text = Text::new(sql);
+    let lexer = Lexer::new(&text.chars);
+    let mut out = String::with_capacity(sql.len());
+    let mut start = 0;
+    while start < lexer.len() {
+        let Some(end) = statement_end(&lexer, start, true) else {
+            break;
+        };
+        let mut statement: Vec<char> = Vec::with_capacity(end - start);
+        let mut pos = start;
+        while pos < end {
+            let token = lexer.token_at(pos);
+            let value = &text.chars[pos..token.end];
+            if matches!(token.kind, Kind::Keyword | Kind::Ddl) {
+                statement.extend(py_upper(value).chars());
+            } else {
+                statement.extend_from_slice(value);
+            }
+            pos = token.end;
+        }
+        let lines: Vec<String> = split_unquoted_newlines(&statement)
+            .into_iter()
+            .map(|line| {
+                let line: String = line.iter().collect();
+                line.trim_end_matches(is_py_space).to_owned()
+            })
+            .collect();
+        out.push_str(&lines.join("\n"));
+        start = end;
+    }
+    out
+}
+
+/// The string literals of the first statement `sqlparse.parse` splits off,
+/// in order: the leaf tokens typed `String.Single` (`'…'`) or
+/// `String.Symbol` (`"…"`), quotes included. Backtick and bracket quoting
+/// make names, not strings. An empty or white-space-only input yields none.
+pub fn sqlparse_string_literals(sql: &str) -> Vec<String> {
+    let text = Text::new(sql);
+    let lexer = Lexer::new(&text.chars);
+    let Some(end) = first_statement_end(&lexer) else {
+        return Vec::new();
+    };
+    let mut literals = Vec::new();
+    let mut pos = 0;
+    while pos < end {
+        let token = lexer.token_at(pos);
+        if token.kind == Kind::StringLiteral {
+            literals.push(text.slice(pos, token.end).to_owned());
+        }
+        pos = token.end;
+    }
+    literals
+}
+
 /// Python's `str.strip()` without arguments: removes leading and trailing
 /// characters for which `str.isspace()` is true.
 ///
@@ -807,7 +934,10 @@ enum Kind {
     Keyword,
     /// `Keyword.DDL` from `CREATE` / `CREATE OR REPLACE`.
     Ddl,
-    /// Anything else: names, literals, operators, hints, other keywords.
+    /// `String.Single` (`'…'`) or `String.Symbol` (`"…"`): a quoted string
+    /// literal (or double-quoted identifier, which sqlparse types alike).
+    StringLiteral,
+    /// Anything else: names, numbers, operators, hints, other keywords.
     Other,
 }
 
@@ -949,7 +1079,7 @@ impl<'c> Lexer<'c> {
         }
         if c == '\'' || c == '"' {
             if let Some(end) = self.quoted(pos, true) {
-                return other(end);
+                return Some((end, Kind::StringLiteral));
             }
         }
         if let Some(end) = self.bracketed_name(pos) {
@@ -1542,10 +1672,19 @@ impl Splitter {
 /// The end (in code points) of the first statement sqlparse would split
 /// off, or `None` if it would find no statement at all.
 fn first_statement_end(lexer: &Lexer) -> Option<usize> {
+    statement_end(lexer, 0, false)
+}
+
+/// The end (in code points) of the statement sqlparse would split off when
+/// its splitter starts afresh at `start`, or `None` if only white space
+/// remains. With `keywords_upper`, keywords are judged after `str.upper()`,
+/// as in `sqlparse.format(…, keyword_case='upper')`, whose case filter runs
+/// before the splitter: then a lower-case `go` keyword ends a statement too.
+fn statement_end(lexer: &Lexer, start: usize, keywords_upper: bool) -> Option<usize> {
     let mut splitter = Splitter::default();
     let mut ended = false;
     let mut only_whitespace = true;
-    let mut pos = 0;
+    let mut pos = start;
     while pos < lexer.len() {
         let Token { end, kind } = lexer.token_at(pos);
         let value = &lexer.scan.chars[pos..end];
@@ -1558,7 +1697,10 @@ fn first_statement_end(lexer: &Lexer) -> Option<usize> {
             if splitter.level <= 0 && !splitter.blocks.contains(&Block::Begin) {
                 ended = true;
             }
-        } else if kind == Kind::Keyword && starts_with_go(value) {
+        } else if kind == Kind::Keyword
+            && (starts_with_go(value)
+                || (keywords_upper && starts_with_go(&py_upper(value).chars().collect::<Vec<_>>())))
+        {
             ended = true;
         } else {
             // Layout tokens and `BEGIN` itself leave a pending `BEGIN` open
@@ -1575,6 +1717,75 @@ fn first_statement_end(lexer: &Lexer) -> Option<usize> {
         pos = end;
     }
     (!only_whitespace).then_some(pos)
+}
+
+/// sqlparse's `split_unquoted_newlines`: the lines of `text`, split at
+/// `\r\n`, `\r` and `\n` except inside a quoted string. A quote starts a
+/// string only if a matching quote closes it; inside, a backslash escapes
+/// the next character unless that is `\n`. An unclosed quote is plain text.
+fn split_unquoted_newlines(text: &[char]) -> Vec<&[char]> {
+    let mut lines = Vec::new();
+    let mut line_start = 0;
+    let mut pos = 0;
+    // Quotes of each kind before this offset are known to be unclosed.
+    let mut unclosed_single = 0;
+    let mut unclosed_double = 0;
+    while pos < text.len() {
+        let c = text[pos];
+        match c {
+            '\r' | '\n' => {
+                lines.push(&text[line_start..pos]);
+                pos += if c == '\r' && text.get(pos + 1) == Some(&'\n') {
+                    2
+                } else {
+                    1
+                };
+                line_start = pos;
+            }
+            '\'' | '"' => {
+                let unclosed_before = if c == '"' {
+                    &mut unclosed_double
+                } else {
+                    &mut unclosed_single
+                };
+                if pos >= *unclosed_before {
+                    let end = quoted_content_end(text, pos + 1, c);
+                    if text.get(end) == Some(&c) {
+                        pos = end + 1;
+                        continue;
+                    }
+                    *unclosed_before = end;
+                }
+                pos += 1;
+            }
+            _ => {
+                pos += 1;
+                while pos < text.len() && !matches!(text[pos], '\r' | '\n' | '\'' | '"') {
+                    pos += 1;
+                }
+            }
+        }
+    }
+    lines.push(&text[line_start..]);
+    lines
+}
+
+/// `(?:[^Q\\]|\\.)*` from `pos` for the quote `Q`: the end of a quoted
+/// string's content (`.` does not match `\n`).
+fn quoted_content_end(text: &[char], mut pos: usize, quote: char) -> usize {
+    while let Some(&c) = text.get(pos) {
+        if c == '\\' {
+            match text.get(pos + 1) {
+                Some(&next) if next != '\n' => pos += 2,
+                _ => break,
+            }
+        } else if c == quote {
+            break;
+        } else {
+            pos += 1;
+        }
+    }
+    pos
 }
 
 /// sqlparse's `value.split()[0] == 'GO'` test for keyword tokens.
@@ -1849,5 +2060,61 @@ mod tests {
         // [A-ZÀ-Ü] under re.IGNORECASE
         assert!(is_name_start('×') && is_name_start('ſ') && is_name_start('\u{212A}'));
         assert!(!is_name_start('÷') && !is_name_start('ÿ'));
+    }
+
+    #[test]
+    fn spider_reformat_query_rejoins_first_statement_tokens() {
+        assert_eq!(
+            spider_reformat_query("  SELECT T1.* ,t2.*\tFROM a;  "),
+            "SELECT T1 . * , t2 . * FROM a"
+        );
+        assert_eq!(
+            spider_reformat_query("select a\nfrom b  -- c\nwhere x = 'y z'"),
+            "select a \n from b -- c\n where x = 'y z'"
+        );
+        assert_eq!(
+            spider_reformat_query("select 1; select 2"),
+            "select 1 select 2"
+        );
+        assert_eq!(spider_reformat_query(" ;\t"), "");
+    }
+
+    #[test]
+    fn sqlparse_format_keywords_upper_splits_and_strips_lines() {
+        // sqlparse also upper-cases `SELECT`, `FROM` and `WHERE`; only the
+        // letter case of such keywords may differ.
+        let cases = [
+            (
+                "select a  \n from t where b = 'x  \ny'   \r\n",
+                "SELECT a\n FROM t WHERE b = 'x  \ny'\n",
+            ),
+            ("select a go  \n select b", "SELECT a GO\n SELECT b"),
+            ("select a GO 2\n\n  ", "SELECT a GO 2"),
+            ("select a go  select b", "SELECT a GOSELECT b"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(
+                sqlparse_format_keywords_upper(input).to_lowercase(),
+                expected.to_lowercase(),
+                "{input:?}"
+            );
+        }
+        assert_eq!(
+            sqlparse_format_keywords_upper("x order by y go"),
+            "x ORDER BY y GO"
+        );
+    }
+
+    #[test]
+    fn sqlparse_string_literals_of_first_statement() {
+        assert_eq!(
+            sqlparse_string_literals("select 'a', \"b\", `c`, [d], 'it''s' go select 'e'"),
+            ["'a'", "\"b\"", "'it''s'", "'e'"]
+        );
+        assert_eq!(
+            sqlparse_string_literals("SELECT 'x' GO SELECT 'y'"),
+            ["'x'"]
+        );
+        assert!(sqlparse_string_literals("  ").is_empty());
     }
 }

@@ -10,11 +10,12 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{Metric, Verdict};
+use super::{Metric, Status, Verdict};
 use crate::backend::{Database, ExecError, Limits};
 use crate::dataset::Item;
 use crate::denotation::{compare, format_row, CompareOptions, Difference, ResultTable, Value};
 use crate::execution::Executor;
+use crate::plug_value;
 use crate::sql_text::{fix_tokenized_operators, python_strip, remove_distinct, replace_cur_year};
 
 /// `[metrics.exec]` options.
@@ -32,6 +33,9 @@ pub struct ExecOptions {
     /// Replace every `value` substring of the prediction by `1` before running it, as the
     /// reference's `evaluation.py` does for every prediction.
     pub replace_value_placeholder: bool,
+    /// The reference's `--plug_value`: if the prediction as written does not match, try every
+    /// assignment of the gold's values to the prediction's value slots.
+    pub plug_value: bool,
 }
 
 impl Default for ExecOptions {
@@ -42,6 +46,7 @@ impl Default for ExecOptions {
             float_tolerance: None,
             max_rows: Limits::default().max_rows,
             replace_value_placeholder: true,
+            plug_value: false,
         }
     }
 }
@@ -115,31 +120,18 @@ fn show_table(label: &str, table: &ResultTable) -> String {
     show_rows(label, &table.rows, &table.columns)
 }
 
-impl Metric for Exec {
-    fn name(&self) -> &'static str {
-        "exec"
-    }
-
-    fn evaluate(
+impl Exec {
+    /// Runs one prediction text against the gold on every database. `Err` carries the verdict
+    /// of the first database that tells them apart (or the gold's failure).
+    fn check(
         &self,
-        item: &Item,
-        prediction: &str,
+        gold_sql: &str,
+        pred_sql: &str,
+        executed: &str,
         databases: &[Database],
         executor: &Executor,
-    ) -> Verdict {
-        let gold_sql = replace_cur_year(&self.prepare_gold(&item.gold));
-        if python_strip(prediction).is_empty() {
-            return Verdict::incorrect("empty", "empty prediction", "");
-        }
-        let pred_sql = replace_cur_year(&self.prepare_prediction(prediction));
-        let options = self.compare_options(&gold_sql);
-        let mut executed = String::new();
-        if pred_sql != prediction {
-            executed = format!("prediction as executed: {pred_sql}\n");
-        }
-        if gold_sql != item.gold {
-            executed.push_str(&format!("gold as executed: {gold_sql}\n"));
-        }
+        options: CompareOptions,
+    ) -> Result<(), Verdict> {
         let suite = databases.len() > 1;
         for db in databases {
             let on_db = if suite {
@@ -147,10 +139,10 @@ impl Metric for Exec {
             } else {
                 String::new()
             };
-            let gold = executor.gold(db, &gold_sql, &self.limits);
+            let gold = executor.gold(db, gold_sql, &self.limits);
             let gold = match gold.as_ref() {
                 Ok(t) => t,
-                Err(e) => return Verdict::gold_error(format!("gold failed{on_db}: {e}")),
+                Err(e) => return Err(Verdict::gold_error(format!("gold failed{on_db}: {e}"))),
             };
             // A prediction with more rows than the gold is wrong whatever its rows are: stop
             // fetching there (cartesian products then cost nothing).
@@ -159,7 +151,7 @@ impl Metric for Exec {
                 max_rows: cap,
                 ..self.limits
             };
-            let pred = executor.prediction(db, &pred_sql, &limits);
+            let pred = executor.prediction(db, pred_sql, &limits);
             let pred = match pred.as_ref() {
                 Ok(t) => t,
                 Err(ExecError::TooManyRows { limit }) if *limit == cap => {
@@ -167,16 +159,16 @@ impl Metric for Exec {
                         "row count differs{on_db}: gold has {cap}, prediction has more than {cap}"
                     );
                     let details = format!("{executed}{}", show_table("gold rows", gold));
-                    return Verdict::incorrect("row_count", reason, details);
+                    return Err(Verdict::incorrect("row_count", reason, details));
                 }
                 Err(e) => {
                     let reason = format!("prediction failed{on_db}: {e}");
-                    return Verdict::incorrect(e.code(), reason, executed);
+                    return Err(Verdict::incorrect(e.code(), reason, executed));
                 }
             };
             if let Err(diff) = compare(gold, pred, options) {
                 let reason = format!("{diff}{on_db}");
-                let mut details = executed.clone();
+                let mut details = executed.to_owned();
                 match &diff {
                     Difference::Rows {
                         only_gold,
@@ -190,10 +182,71 @@ impl Metric for Exec {
                         details.push_str(&show_table("predicted rows", pred));
                     }
                 }
-                return Verdict::incorrect(diff.code(), reason, details);
+                return Err(Verdict::incorrect(diff.code(), reason, details));
             }
         }
-        Verdict::correct()
+        Ok(())
+    }
+}
+
+impl Metric for Exec {
+    fn name(&self) -> &'static str {
+        "exec"
+    }
+
+    fn evaluate(
+        &self,
+        item: &Item,
+        prediction: &str,
+        databases: &[Database],
+        executor: &Executor,
+    ) -> Verdict {
+        if python_strip(prediction).is_empty() {
+            return Verdict::incorrect("empty", "empty prediction", "");
+        }
+        let gold_text = self.prepare_gold(&item.gold);
+        let pred_text = self.prepare_prediction(prediction);
+        let options = self.compare_options(&gold_text);
+        let gold_sql = replace_cur_year(&gold_text);
+        let pred_sql = replace_cur_year(&pred_text);
+        let mut executed = String::new();
+        if pred_sql != prediction {
+            executed = format!("prediction as executed: {pred_sql}\n");
+        }
+        if gold_sql != item.gold {
+            executed.push_str(&format!("gold as executed: {gold_sql}\n"));
+        }
+        let as_written = match self.check(
+            &gold_sql, &pred_sql, &executed, databases, executor, options,
+        ) {
+            Ok(()) => return Verdict::correct(),
+            Err(v) => v,
+        };
+        if !self.options.plug_value || as_written.status != Status::Incorrect {
+            return as_written;
+        }
+        // plug_value: also try every assignment of the gold's values to the prediction's value
+        // slots (likeliest first); correct if any matches.
+        let plug = plug_value::plug(&gold_text, &pred_text);
+        let mut tried = 0usize;
+        for candidate in plug.candidates() {
+            tried += 1;
+            let candidate = replace_cur_year(&candidate);
+            let note = format!("prediction with gold values: {candidate}\n");
+            match self.check(&gold_sql, &candidate, &note, databases, executor, options) {
+                Ok(()) => return Verdict::correct(),
+                Err(v) if v.status == Status::GoldError => return v,
+                Err(_) => {}
+            }
+        }
+        let mut verdict = as_written;
+        verdict.reason.push_str(&format!(
+            " (plug_value: none of the {tried} assignments of the gold's {} values to the \
+             prediction's {} value slots matched either)",
+            plug.gold_values().len(),
+            plug.slots()
+        ));
+        verdict
     }
 }
 
@@ -201,7 +254,6 @@ impl Metric for Exec {
 mod tests {
     use super::*;
     use crate::backend::sqlite::Sqlite;
-    use crate::metric::Status;
 
     fn fixture() -> (tempfile::TempDir, Vec<Database>) {
         let dir = tempfile::tempdir().unwrap();
@@ -337,6 +389,25 @@ mod tests {
         // The gold is never rewritten.
         let v = official("SELECT value FROM s", "SELECT value FROM s");
         assert_eq!(v.status, Status::Incorrect, "{v:?}");
+    }
+
+    #[test]
+    fn plug_value_tries_the_gold_values_in_the_prediction_slots() {
+        let gold = "SELECT name FROM s WHERE age = 40";
+        let pred = "SELECT name FROM s WHERE age = 41";
+        assert_eq!(official(gold, pred).code, "row_count");
+        let plug = ExecOptions {
+            plug_value: true,
+            ..ExecOptions::default()
+        };
+        assert_eq!(judge(plug.clone(), gold, pred).status, Status::Correct);
+        // A wrong column stays wrong whatever values are plugged in, and says so.
+        let v = judge(plug, gold, "SELECT age FROM s WHERE age = 41");
+        assert_eq!(v.status, Status::Incorrect, "{v:?}");
+        assert!(
+            v.reason.contains("none of the 1 assignments of the gold's 1 values to the prediction's 1 value slots"),
+            "{v:?}"
+        );
     }
 
     #[test]

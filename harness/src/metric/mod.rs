@@ -5,9 +5,12 @@
 //! [`crate::denotation`]). A new metric is one module here, one field in
 //! [`crate::manifest::Metrics`] and one line in [`from_manifest`].
 
+pub mod exact_match;
 pub mod exec;
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -15,6 +18,7 @@ use crate::backend::Database;
 use crate::dataset::Item;
 use crate::execution::Executor;
 use crate::manifest::Metrics;
+use crate::spider_sql::Schema;
 
 /// The outcome class of a verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -119,6 +123,12 @@ pub trait Metric: Send + Sync + fmt::Debug {
     /// The name manifests, reports and gates use (`exec`).
     fn name(&self) -> &'static str;
 
+    /// Whether the metric runs queries. Items whose database is missing are skipped by such
+    /// metrics and still judged by the others (`databases` is then empty).
+    fn needs_database(&self) -> bool {
+        true
+    }
+
     /// Judges `prediction` for `item` on `databases` (one, or a test suite).
     fn evaluate(
         &self,
@@ -129,11 +139,43 @@ pub trait Metric: Send + Sync + fmt::Debug {
     ) -> Verdict;
 }
 
-/// The metrics a manifest enables, in report order.
-pub fn from_manifest(metrics: &Metrics) -> Vec<Box<dyn Metric>> {
+/// Codes of verdicts that mean "not evaluated" rather than a judgement.
+pub const SKIP_CODES: [&str; 1] = ["missing_database"];
+
+/// What metrics may need beyond their options.
+#[derive(Debug, Clone, Default)]
+pub struct Resources {
+    /// Schemas by db_id, from the manifest's `tables`.
+    pub schemas: Option<Arc<HashMap<String, Schema>>>,
+}
+
+/// The names of the metrics a manifest enables, in report order.
+pub fn names(metrics: &Metrics) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if metrics.exec.is_some() {
+        out.push("exec");
+    }
+    if metrics.exact_match.is_some() {
+        out.push("exact_match");
+    }
+    out
+}
+
+/// The metrics a manifest enables, in report order. Fails if one lacks a resource it needs.
+pub fn from_manifest(
+    metrics: &Metrics,
+    resources: &Resources,
+) -> Result<Vec<Box<dyn Metric>>, String> {
     let mut out: Vec<Box<dyn Metric>> = Vec::new();
     if let Some(options) = &metrics.exec {
         out.push(Box::new(exec::Exec::new(options.clone())));
     }
-    out
+    if let Some(options) = &metrics.exact_match {
+        let schemas = resources
+            .schemas
+            .clone()
+            .ok_or("exact_match needs the dataset's `tables` (tables.json)")?;
+        out.push(Box::new(exact_match::ExactMatch::new(options, schemas)));
+    }
+    Ok(out)
 }

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::summary::Summary;
-use crate::evaluation::Evaluation;
-use crate::metric::Status;
+use crate::evaluation::{Evaluation, ItemResult};
+use crate::metric::{Status, SKIP_CODES};
 
 /// The snapshot's name for a prediction set: `<dataset>__<set>`.
 pub fn name(eval: &Evaluation, set: usize) -> String {
@@ -95,37 +95,60 @@ impl Accepted {
         Accepted { codes }
     }
 
-    /// Was the item correct under every metric in the accepted snapshot?
-    pub fn was_correct(&self, index: usize) -> bool {
-        self.codes
-            .get(&index)
-            .is_some_and(|m| !m.is_empty() && m.values().all(|c| c == "correct"))
+    /// The code the accepted snapshot records for an item under a metric.
+    pub fn code(&self, index: usize, metric: &str) -> Option<&str> {
+        self.codes.get(&index)?.get(metric).map(String::as_str)
+    }
+
+    /// The metrics under which the item was correct in the accepted snapshot and is not now
+    /// (a metric the snapshot does not have cannot regress).
+    pub fn regressions(&self, index: usize, result: &ItemResult) -> Vec<&'static str> {
+        result
+            .verdicts
+            .iter()
+            .filter(|(m, v)| v.status != Status::Correct && self.code(index, m) == Some("correct"))
+            .map(|(m, _)| *m)
+            .collect()
+    }
+
+    /// The metrics under which the item is correct now and was judged not correct before.
+    pub fn fixes(&self, index: usize, result: &ItemResult) -> Vec<&'static str> {
+        result
+            .verdicts
+            .iter()
+            .filter(|(m, v)| {
+                v.status == Status::Correct
+                    && self
+                        .code(index, m)
+                        .is_some_and(|c| c != "correct" && !SKIP_CODES.contains(&c))
+            })
+            .map(|(m, _)| *m)
+            .collect()
     }
 }
 
 /// How the current results compare with the accepted snapshot.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Flips {
-    /// Correct in the accepted snapshot, not correct now.
+    /// Items correct under some metric in the accepted snapshot and not now.
     pub regressed: Vec<usize>,
-    /// Not correct in the accepted snapshot, correct now.
+    /// Items (not regressed) correct now under some metric that judged them not correct before.
     pub fixed: Vec<usize>,
-    /// Not correct before nor now (skipped items are not counted).
+    /// The other items that are not correct now (skipped items are not counted).
     pub known_failures: usize,
 }
 
-/// Compares a set's (computed) results with the accepted snapshot.
+/// Compares a set's (computed) results with the accepted snapshot, metric by metric.
 pub fn flips(eval: &Evaluation, set: usize, accepted: &Accepted) -> Flips {
     let mut f = Flips::default();
     for i in 0..eval.items().len() {
-        let status = eval.result(set, i).status();
-        let now = status == Status::Correct;
-        match (accepted.was_correct(i), now) {
-            (false, false) if status == Status::Skipped => {}
-            (true, false) => f.regressed.push(i),
-            (false, true) => f.fixed.push(i),
-            (false, false) => f.known_failures += 1,
-            (true, true) => {}
+        let result = eval.result(set, i);
+        if !accepted.regressions(i, result).is_empty() {
+            f.regressed.push(i);
+        } else if !accepted.fixes(i, result).is_empty() {
+            f.fixed.push(i);
+        } else if matches!(result.status(), Status::Incorrect | Status::GoldError) {
+            f.known_failures += 1;
         }
     }
     f
@@ -206,10 +229,11 @@ mod tests {
     fn accepted_snapshots_parse_back() {
         let text = "---\nsource: x\n---\ndataset: d\n\nitems:\n00 a exec=correct\n01 b exec=row_count\n02 c exec=missing_database\n";
         let a = Accepted::parse(text);
-        assert!(a.was_correct(0));
-        assert!(!a.was_correct(1));
-        assert!(!a.was_correct(2));
-        assert!(!a.was_correct(3));
+        assert_eq!(a.code(0, "exec"), Some("correct"));
+        assert_eq!(a.code(1, "exec"), Some("row_count"));
+        assert_eq!(a.code(2, "exec"), Some("missing_database"));
+        assert_eq!(a.code(3, "exec"), None);
+        assert_eq!(a.code(0, "exact_match"), None);
         assert_eq!(a.codes[&1]["exec"], "row_count");
     }
 }

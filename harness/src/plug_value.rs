@@ -1,0 +1,625 @@
+//! Candidate generation for the Spider evaluator's `--plug_value` mode.
+//!
+//! With `--plug_value`, the official test-suite evaluator
+//! (`taoyds/test-suite-sql-eval`) does not hold a prediction's literal
+//! values against it: it executes the prediction as written and then, one
+//! after another, every way of filling the prediction's value slots with
+//! values taken from the gold query, and counts the prediction correct if
+//! any of these executions matches the gold's result.
+//!
+//! The reference derives both sides with the same extraction (in its
+//! `parse.py`): the query is re-joined from sqlparse tokens
+//! ([`sql_text::spider_reformat_query`]), passed through
+//! `sqlparse.format(…, keyword_case='upper')`
+//! ([`sql_text::sqlparse_format_keywords_upper`]), a white-space character
+//! after `T<digits>.` is dropped, string literals become slots, the text is
+//! split at white space, tokens that some number pattern matched become
+//! slots as well, and every other token is lower-cased (`t1.name` is split
+//! into `t1 . name`). The gold contributes the *set* of its values; the
+//! prediction contributes its token list with slots. A candidate is that
+//! list with every slot replaced by some gold value, joined with single
+//! spaces; there are `|values| ^ slots` of them (one when there is no slot,
+//! none when there are slots but no gold value).
+//!
+//! [`plug`] reproduces the extraction and [`Plug::candidates`] enumerates
+//! exactly the reference's candidate strings, each once, lazily, and in an
+//! order meant to find a match early (see [`Plug::candidates`]). The
+//! reference iterates a Python `set`, whose order of strings changes from
+//! run to run, so only the set of candidates — and hence the verdict — is
+//! reproducible, not the order.
+//!
+//! Inputs are the texts the reference works on at that point: gold and
+//! prediction after `postprocess` ([`sql_text::fix_tokenized_operators`])
+//! and, unless `--keep_distinct`, [`sql_text::remove_distinct`].
+//!
+//! Known divergences, all from the sqlparse port: where sqlparse raises
+//! (a statement too deeply nested for its grouping limits, or an empty
+//! query) the reference crashes, while this module carries on; and a keyword
+//! spelled with a non-ASCII letter that upper-cases to ASCII (`ſelect`)
+//! keeps its spelling here (see [`sql_text::sqlparse_format_keywords_upper`]).
+
+use std::collections::HashSet;
+
+use crate::sql_text;
+
+/// The placeholder the reference writes in place of a value before
+/// splitting the query into tokens.
+const VALUE_MARK: &str = "VALUERARE";
+
+/// A value slot in a lower-cased token list: [`VALUE_MARK`] lower-cased.
+/// Any token equal to it is a slot, even one that was written that way.
+const SLOT: &str = "valuerare";
+
+/// The value slots of a prediction and the values of its gold query, from
+/// which the `--plug_value` candidates are generated. Built by [`plug`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plug {
+    /// The prediction's lower-cased tokens; slots are [`SLOT`].
+    tokens: Vec<String>,
+    /// Indices into `tokens` of the slots, ascending.
+    slot_positions: Vec<usize>,
+    /// The gold's distinct values, in order of first appearance.
+    values: Vec<String>,
+    /// Whether two different assignments can produce the same text, in
+    /// which case [`Plug::candidates`] has to remember what it yielded.
+    may_collide: bool,
+}
+
+/// Extracts the gold's values and the prediction's slots, like the
+/// reference's `get_all_preds_for_execution(gold, pred)`.
+pub fn plug(gold: &str, pred: &str) -> Plug {
+    let gold_extraction = extract_query_values(gold);
+    let pred_extraction = extract_query_values(pred);
+    let tokens = pred_extraction.tokens;
+    let slot_positions = tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, token)| token.as_str() == SLOT)
+        .map(|(i, _)| i)
+        .collect();
+    let values = gold_extraction.values;
+    let may_collide = values.iter().any(|short| {
+        values.iter().any(|long| {
+            long.len() > short.len()
+                && long.starts_with(short.as_str())
+                && long[short.len()..].starts_with(' ')
+        })
+    });
+    Plug {
+        tokens,
+        slot_positions,
+        values,
+        may_collide,
+    }
+}
+
+impl Plug {
+    /// The number of value slots in the prediction.
+    pub fn slots(&self) -> usize {
+        self.slot_positions.len()
+    }
+
+    /// The gold's distinct values (string literals with their quotes,
+    /// numbers as written), in order of first appearance in the gold.
+    pub fn gold_values(&self) -> &[String] {
+        &self.values
+    }
+
+    /// The prediction's tokens as the reference sees them: lower-cased,
+    /// with every slot written `valuerare`.
+    pub fn prediction_tokens(&self) -> &[String] {
+        &self.tokens
+    }
+
+    /// The reference's number of alternatives, `|values| ^ slots` (so 1
+    /// without slots), saturating at `u128::MAX`. Every alternative is a
+    /// distinct string except in contrived cases (see
+    /// [`Plug::candidates`]), so this is also the number of candidates.
+    pub fn count(&self) -> u128 {
+        let base = self.values.len() as u128;
+        u32::try_from(self.slots())
+            .ok()
+            .and_then(|slots| base.checked_pow(slots))
+            .unwrap_or(u128::MAX)
+    }
+
+    /// The reference's candidate strings, each exactly once, generated
+    /// lazily.
+    ///
+    /// Order (the reference's order is not reproducible anyway): first the
+    /// assignments that use as many different gold values as possible —
+    /// for as many slots as values, the permutations — and among those
+    /// lexicographically by value index, so the very first candidate puts
+    /// the gold's values into the slots in the gold's order. Then the
+    /// assignments with one value fewer, and so on down to those that use a
+    /// single value everywhere.
+    ///
+    /// Different assignments give different strings unless some value is
+    /// another value followed by a space and more (only possible with
+    /// contrived quoting such as `'a\'` next to `'a\' b'`): the tokens
+    /// between slots contain no white space and values are never empty, so
+    /// the first slot where two assignments differ would otherwise tell
+    /// their strings apart. Only in that case are yielded strings
+    /// remembered to skip repeats.
+    pub fn candidates(&self) -> impl Iterator<Item = String> + '_ {
+        let slots = self.slots();
+        let n = self.values.len();
+        let most_distinct = if slots == 0 { 0 } else { slots.min(n) };
+        let mut seen = self.may_collide.then(HashSet::new);
+        (0..=most_distinct)
+            .rev()
+            .filter(move |&distinct| distinct > 0 || slots == 0)
+            .flat_map(move |distinct| {
+                Assignments::new(slots, n).filter(move |a| distinct_count(a) == distinct)
+            })
+            .map(move |assignment| self.render(&assignment))
+            .filter(move |text| match seen.as_mut() {
+                Some(seen) => seen.insert(text.clone()),
+                None => true,
+            })
+    }
+
+    /// [`Plug::candidates`] without the ones whose text equals `tried`,
+    /// typically the prediction as written, which the reference executes
+    /// just before the candidates.
+    ///
+    /// Executing the same text against the same database again yields the
+    /// same result, so skipping it cannot change the verdict — provided
+    /// execution is deterministic: a query calling `random()` or hitting a
+    /// time limit may behave differently on a second run, where the
+    /// reference would get a second chance.
+    pub fn candidates_except<'a>(&'a self, tried: &'a str) -> impl Iterator<Item = String> + 'a {
+        self.candidates().filter(move |text| text != tried)
+    }
+
+    /// The prediction with slot `i` filled by value `assignment[i]`.
+    fn render(&self, assignment: &[usize]) -> String {
+        let mut filled: Vec<&str> = self.tokens.iter().map(String::as_str).collect();
+        for (&position, &value) in self.slot_positions.iter().zip(assignment) {
+            if let (Some(slot), Some(value)) = (filled.get_mut(position), self.values.get(value)) {
+                *slot = value;
+            }
+        }
+        filled.join(" ")
+    }
+}
+
+/// How many different values an assignment uses.
+fn distinct_count(assignment: &[usize]) -> usize {
+    let mut sorted = assignment.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    sorted.len()
+}
+
+/// Every assignment of `values` value indices to `slots` slots, in
+/// lexicographic order (an odometer whose last digit turns fastest). With
+/// no slots there is exactly one, empty, assignment; with slots but no
+/// values there is none.
+struct Assignments {
+    next: Option<Vec<usize>>,
+    values: usize,
+}
+
+impl Assignments {
+    fn new(slots: usize, values: usize) -> Self {
+        let next = (slots == 0 || values > 0).then(|| vec![0; slots]);
+        Self { next, values }
+    }
+}
+
+impl Iterator for Assignments {
+    type Item = Vec<usize>;
+
+    fn next(&mut self) -> Option<Vec<usize>> {
+        let current = self.next.take()?;
+        let mut following = current.clone();
+        for digit in following.iter_mut().rev() {
+            *digit += 1;
+            if *digit < self.values {
+                self.next = Some(following);
+                break;
+            }
+            *digit = 0;
+        }
+        Some(current)
+    }
+}
+
+/// What the reference's `extract_query_values` yields for one query.
+struct Extraction {
+    /// Lower-cased tokens, slots written [`SLOT`].
+    tokens: Vec<String>,
+    /// Distinct values in order of first appearance in the query.
+    values: Vec<String>,
+}
+
+/// The reference's `extract_query_values`: `reformat_query`, then
+/// `replace_values` (sqlparse formatting, the `T<n>.` white-space fix and
+/// `strip_query`).
+fn extract_query_values(sql: &str) -> Extraction {
+    let reformatted = sql_text::spider_reformat_query(sql);
+    let formatted = sql_text::sqlparse_format_keywords_upper(&reformatted);
+    strip_query(&join_table_prefixes(&formatted))
+}
+
+/// `re.sub(r"(T\d+\.)\s", r"\1", sql)`: drops the one white-space
+/// character that follows an upper-case `T`, decimal digits and a dot.
+fn join_table_prefixes(sql: &str) -> String {
+    let chars: Vec<char> = sql.chars().collect();
+    let mut out = String::with_capacity(sql.len());
+    let mut pos = 0;
+    while pos < chars.len() {
+        let digits_end = if chars[pos] == 'T' {
+            pos + 1
+                + chars[pos + 1..]
+                    .iter()
+                    .take_while(|&&c| sql_text::is_python_decimal(c))
+                    .count()
+        } else {
+            pos
+        };
+        let matched = digits_end > pos + 1
+            && chars.get(digits_end) == Some(&'.')
+            && chars
+                .get(digits_end + 1)
+                .is_some_and(|&c| sql_text::is_python_whitespace(c));
+        if matched {
+            out.extend(&chars[pos..=digits_end]);
+            pos = digits_end + 2;
+        } else {
+            out.push(chars[pos]);
+            pos += 1;
+        }
+    }
+    out
+}
+
+/// The reference's `strip_query`: replaces string literals, then tokens
+/// that are float matches, then tokens that are integer matches, by slots;
+/// lower-cases the other tokens and splits those containing a `T<n>.`
+/// table prefix at their dots.
+fn strip_query(sql: &str) -> Extraction {
+    let literals = sql_text::sqlparse_string_literals(sql);
+    let mut text = sql.to_owned();
+    for literal in &literals {
+        text = text.replace(sql_text::python_strip(literal), VALUE_MARK);
+    }
+    let mut tokens: Vec<&str> = text
+        .split(sql_text::is_python_whitespace)
+        .filter(|token| !token.is_empty())
+        .collect();
+
+    let mut numbers = Vec::new();
+    let floats = float_matches(&text);
+    for token in &mut tokens {
+        if floats.contains(*token) {
+            numbers.push(token.to_string());
+            *token = VALUE_MARK;
+        }
+    }
+    let joined = tokens.join(" ");
+    let integers = integer_matches(&joined);
+    for token in &mut tokens {
+        if integers.contains(*token) {
+            numbers.push(token.to_string());
+            *token = VALUE_MARK;
+        }
+    }
+
+    let mut lowered = Vec::with_capacity(tokens.len());
+    for token in &tokens {
+        if token.contains('.') && has_table_prefix(token) {
+            let spaced = token.replace('.', " . ");
+            lowered.extend(
+                spaced
+                    .split(sql_text::is_python_whitespace)
+                    .filter(|piece| !piece.is_empty())
+                    .map(str::to_lowercase),
+            );
+        } else {
+            lowered.push(token.to_lowercase());
+        }
+    }
+
+    Extraction {
+        tokens: lowered,
+        values: order_values(sql, literals, numbers),
+    }
+}
+
+/// The distinct values, ordered by where they first occur in `sql`:
+/// a literal where its text first occurs, a number where it first occurs
+/// as a white-space-delimited token (else after everything).
+fn order_values(sql: &str, literals: Vec<String>, numbers: Vec<String>) -> Vec<String> {
+    let mut token_offsets: Vec<(usize, &str)> = Vec::new();
+    let mut start = None;
+    for (i, c) in sql.char_indices().chain([(sql.len(), ' ')]) {
+        match (start, sql_text::is_python_whitespace(c)) {
+            (Some(s), true) => {
+                token_offsets.push((s, &sql[s..i]));
+                start = None;
+            }
+            (None, false) => start = Some(i),
+            _ => {}
+        }
+    }
+    let mut keyed: Vec<(usize, String)> = Vec::new();
+    for literal in literals {
+        let offset = sql.find(literal.as_str()).unwrap_or(usize::MAX);
+        keyed.push((offset, literal));
+    }
+    for number in numbers {
+        let offset = token_offsets
+            .iter()
+            .find(|(_, token)| *token == number)
+            .map_or(usize::MAX, |(offset, _)| *offset);
+        keyed.push((offset, number));
+    }
+    keyed.sort_by_key(|(offset, _)| *offset);
+    let mut seen = HashSet::new();
+    keyed
+        .into_iter()
+        .filter(|(_, value)| seen.insert(value.clone()))
+        .map(|(_, value)| value)
+        .collect()
+}
+
+/// Whether `re.findall(r"[Tt]\d+\.", token)` finds anything.
+fn has_table_prefix(token: &str) -> bool {
+    let chars: Vec<char> = token.chars().collect();
+    (0..chars.len()).any(|pos| {
+        if !matches!(chars[pos], 'T' | 't') {
+            return false;
+        }
+        let digits = chars[pos + 1..]
+            .iter()
+            .take_while(|&&c| sql_text::is_python_decimal(c))
+            .count();
+        digits > 0 && chars.get(pos + 1 + digits) == Some(&'.')
+    })
+}
+
+/// The strings `re.findall(r"[-+]?\d*\.\d+", text)` returns.
+fn float_matches(text: &str) -> HashSet<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let is_digit = |pos: usize| {
+        chars
+            .get(pos)
+            .is_some_and(|&c| sql_text::is_python_decimal(c))
+    };
+    let digits_end = |mut pos: usize| {
+        while is_digit(pos) {
+            pos += 1;
+        }
+        pos
+    };
+    let mut found = HashSet::new();
+    let mut pos = 0;
+    while pos < chars.len() {
+        let body = if matches!(chars[pos], '-' | '+') {
+            pos + 1
+        } else {
+            pos
+        };
+        let dot = digits_end(body);
+        let end = digits_end(dot + 1);
+        if chars.get(dot) == Some(&'.') && end > dot + 1 {
+            found.insert(chars[pos..end].iter().collect());
+            pos = end;
+        } else {
+            pos += 1;
+        }
+    }
+    found
+}
+
+/// The strings `[i.strip() for i in re.findall(r"[^tT]\d+", text)]`.
+fn integer_matches(text: &str) -> HashSet<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut found = HashSet::new();
+    let mut pos = 0;
+    while pos + 1 < chars.len() {
+        let digits = chars[pos + 1..]
+            .iter()
+            .take_while(|&&c| sql_text::is_python_decimal(c))
+            .count();
+        if !matches!(chars[pos], 't' | 'T') && digits > 0 {
+            let end = pos + 1 + digits;
+            let matched: String = chars[pos..end].iter().collect();
+            found.insert(sql_text::python_strip(&matched).to_owned());
+            pos = end;
+        } else {
+            pos += 1;
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected token lists, value sets and candidate sets were printed by
+    //! the reference's `parse.py` (CPython 3.11, sqlparse 0.6.1).
+
+    use super::*;
+
+    fn sorted(mut v: Vec<String>) -> Vec<String> {
+        v.sort();
+        v
+    }
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn plugs_gold_values_into_prediction_slots() {
+        let p = plug(
+            "SELECT name FROM singer WHERE age > 20 AND country = 'France'",
+            "SELECT name FROM singer WHERE age > 30 AND country = \"USA\"",
+        );
+        assert_eq!(p.slots(), 2);
+        assert_eq!(p.gold_values(), ["20", "'France'"]);
+        assert_eq!(p.count(), 4);
+        assert_eq!(
+            p.prediction_tokens().join(" "),
+            "select name from singer where age > valuerare and country = valuerare"
+        );
+        let all: Vec<String> = p.candidates().collect();
+        // Gold values in gold order come first, then the other permutation.
+        assert_eq!(
+            all[..2],
+            strings(&[
+                "select name from singer where age > 20 and country = 'France'",
+                "select name from singer where age > 'France' and country = 20",
+            ])
+        );
+        assert_eq!(
+            sorted(all),
+            strings(&[
+                "select name from singer where age > 'France' and country = 'France'",
+                "select name from singer where age > 'France' and country = 20",
+                "select name from singer where age > 20 and country = 'France'",
+                "select name from singer where age > 20 and country = 20",
+            ])
+        );
+    }
+
+    #[test]
+    fn splits_table_prefixes_and_lower_cases() {
+        let p = plug(
+            "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.id \
+             WHERE T2.year = 2014",
+            "select t1.name from singer as t1 join concert as t2 on t1.id = t2.id \
+             where t2.year = 2015",
+        );
+        assert_eq!(p.gold_values(), ["2014"]);
+        assert_eq!(
+            p.candidates().collect::<Vec<_>>(),
+            [
+                "select t1 . name from singer as t1 join concert as t2 on t1 . id = t2 . id \
+                 where t2 . year = 2014"
+            ]
+        );
+    }
+
+    #[test]
+    fn counts_follow_the_reference() {
+        // Slots but no gold values: no candidate at all.
+        let p = plug(
+            "SELECT count(*) FROM singer",
+            "SELECT count(*) FROM singer WHERE age > 1",
+        );
+        assert_eq!((p.slots(), p.count()), (1, 0));
+        assert_eq!(p.candidates().count(), 0);
+        // No slots: exactly one candidate, the re-joined prediction.
+        let p = plug("SELECT a FROM t WHERE x = 1", "SELECT T1.* FROM t AS T1");
+        assert_eq!((p.slots(), p.count()), (0, 1));
+        assert_eq!(
+            p.candidates().collect::<Vec<_>>(),
+            ["select t1 . * from t as t1"]
+        );
+    }
+
+    #[test]
+    fn extracts_signed_floats_and_integer_lookalikes() {
+        let p = plug(
+            "SELECT avg(age) FROM dogs WHERE weight > 2.5 OR weight < -1.5",
+            "SELECT avg(age) FROM dogs WHERE weight > 1",
+        );
+        assert_eq!(sorted(p.gold_values().to_vec()), ["-1.5", "2.5"]);
+        assert_eq!(
+            sorted(p.candidates().collect()),
+            [
+                "select avg ( age ) from dogs where weight > -1.5",
+                "select avg ( age ) from dogs where weight > 2.5",
+            ]
+        );
+        // `x1` and `a5` match `[^tT]\d+`, so they are slots too; both
+        // statements of the gold count, since `;` is deleted first.
+        let p = plug(
+            "SELECT a FROM t WHERE b = 'x' ; SELECT 'y'",
+            "SELECT a FROM t WHERE x1 = 'q' AND a5 = 2",
+        );
+        assert_eq!(p.gold_values(), ["'x'", "'y'"]);
+        assert_eq!((p.slots(), p.count()), (4, 16));
+        let all: Vec<String> = p.candidates().collect();
+        assert_eq!(all.len(), 16);
+        assert_eq!(all[0], "select a from t where 'x' = 'x' and 'x' = 'y'");
+        assert_eq!(all[15], "select a from t where 'y' = 'y' and 'y' = 'y'");
+    }
+
+    #[test]
+    fn formatting_quirks_match_sqlparse() {
+        // A lower-case `go` ends a statement only after keyword upper-casing,
+        // and trailing white space before it disappears.
+        let p = plug(
+            "SELECT a FROM t WHERE b = 'a b' go  \n select 'c'",
+            "select a go  select 'b' , 3",
+        );
+        assert_eq!(p.gold_values(), ["'a b'"]);
+        assert_eq!(
+            p.candidates().collect::<Vec<_>>(),
+            ["select a goselect 'a b' , 'a b'"]
+        );
+        // A literal `valuerare` is a slot; tabs vanish before `T1.`.
+        let p = plug(
+            "SELECT T1. name FROM t AS T1 WHERE T1.\tx = 'v'",
+            "SELECT valuerare FROM t WHERE y='z'",
+        );
+        assert_eq!(p.gold_values(), ["'v'"]);
+        assert_eq!(
+            p.candidates().collect::<Vec<_>>(),
+            ["select 'v' from t where y = 'v'"]
+        );
+    }
+
+    #[test]
+    fn orders_by_distinct_values_and_covers_every_assignment() {
+        let p = Plug {
+            tokens: strings(&[SLOT, "x", SLOT, SLOT]),
+            slot_positions: vec![0, 2, 3],
+            values: strings(&["a", "b"]),
+            may_collide: false,
+        };
+        let all: Vec<String> = p.candidates().collect();
+        assert_eq!(p.count(), 8);
+        assert_eq!(all.len(), 8);
+        assert_eq!(all[0], "a x a b");
+        assert_eq!(all[5], "b x b a");
+        assert_eq!(all[6..], strings(&["a x a a", "b x b b"]));
+        let unique: HashSet<&String> = all.iter().collect();
+        assert_eq!(unique.len(), 8);
+    }
+
+    #[test]
+    fn candidates_except_skips_the_text_already_tried() {
+        let p = plug(
+            "SELECT a FROM t WHERE b = 'x' OR b = 'y'",
+            "select a from t where b = 'z'",
+        );
+        assert_eq!(
+            p.candidates_except("select a from t where b = 'x'")
+                .collect::<Vec<_>>(),
+            ["select a from t where b = 'y'"]
+        );
+    }
+
+    #[test]
+    fn deduplicates_when_values_can_collide() {
+        let p = Plug {
+            tokens: strings(&[SLOT, SLOT]),
+            slot_positions: vec![0, 1],
+            values: strings(&["a", "a a"]),
+            may_collide: true,
+        };
+        // ("a", "a a") and ("a a", "a") both read "a a a".
+        assert_eq!(p.count(), 4);
+        assert_eq!(
+            p.candidates().collect::<Vec<_>>(),
+            ["a a a", "a a", "a a a a"]
+        );
+        assert!(plug("SELECT 'a\\' b' , 'a\\'", "SELECT 1").may_collide);
+        assert!(!plug("SELECT 'a b' , 'a'", "SELECT 1").may_collide);
+    }
+}

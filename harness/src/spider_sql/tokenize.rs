@@ -1,0 +1,446 @@
+//! Tokenizer reproducing the observable behaviour of the official Spider
+//! `tokenize` function on SQL text.
+//!
+//! The reference lower-cases the output of NLTK's `word_tokenize` after
+//! hiding quoted literals behind placeholder words. Only the NLTK rules that
+//! can fire on text without quote characters are reproduced here (every `'`
+//! and `"` has been replaced by a placeholder before word splitting).
+//! Sentence splitting (Punkt) is not reproduced: the word splitter is applied
+//! to the whole string, which is what NLTK does for SQL unless a token ending
+//! in `.` is followed by white space *inside* the query (a sentence break can
+//! then detach that period); no query in the Spider dev data does this.
+
+use super::ParseError;
+use std::collections::HashMap;
+
+/// Python's notion of white space (`str.split()` / `\s`).
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Unicode decimal digits (category Nd), which Python's `\d` matches.
+const DECIMAL_RANGES: [(u32, u32); 62] = [
+    (0x30, 0x39),
+    (0x660, 0x669),
+    (0x6F0, 0x6F9),
+    (0x7C0, 0x7C9),
+    (0x966, 0x96F),
+    (0x9E6, 0x9EF),
+    (0xA66, 0xA6F),
+    (0xAE6, 0xAEF),
+    (0xB66, 0xB6F),
+    (0xBE6, 0xBEF),
+    (0xC66, 0xC6F),
+    (0xCE6, 0xCEF),
+    (0xD66, 0xD6F),
+    (0xDE6, 0xDEF),
+    (0xE50, 0xE59),
+    (0xED0, 0xED9),
+    (0xF20, 0xF29),
+    (0x1040, 0x1049),
+    (0x1090, 0x1099),
+    (0x17E0, 0x17E9),
+    (0x1810, 0x1819),
+    (0x1946, 0x194F),
+    (0x19D0, 0x19D9),
+    (0x1A80, 0x1A89),
+    (0x1A90, 0x1A99),
+    (0x1B50, 0x1B59),
+    (0x1BB0, 0x1BB9),
+    (0x1C40, 0x1C49),
+    (0x1C50, 0x1C59),
+    (0xA620, 0xA629),
+    (0xA8D0, 0xA8D9),
+    (0xA900, 0xA909),
+    (0xA9D0, 0xA9D9),
+    (0xA9F0, 0xA9F9),
+    (0xAA50, 0xAA59),
+    (0xABF0, 0xABF9),
+    (0xFF10, 0xFF19),
+    (0x104A0, 0x104A9),
+    (0x10D30, 0x10D39),
+    (0x11066, 0x1106F),
+    (0x110F0, 0x110F9),
+    (0x11136, 0x1113F),
+    (0x111D0, 0x111D9),
+    (0x112F0, 0x112F9),
+    (0x11450, 0x11459),
+    (0x114D0, 0x114D9),
+    (0x11650, 0x11659),
+    (0x116C0, 0x116C9),
+    (0x11730, 0x11739),
+    (0x118E0, 0x118E9),
+    (0x11950, 0x11959),
+    (0x11C50, 0x11C59),
+    (0x11D50, 0x11D59),
+    (0x11DA0, 0x11DA9),
+    (0x16A60, 0x16A69),
+    (0x16AC0, 0x16AC9),
+    (0x16B50, 0x16B59),
+    (0x1D7CE, 0x1D7FF),
+    (0x1E140, 0x1E149),
+    (0x1E2F0, 0x1E2F9),
+    (0x1E950, 0x1E959),
+    (0x1FBF0, 0x1FBF9),
+];
+
+/// Whether `c` is matched by Python's `\d`.
+fn is_decimal(c: char) -> bool {
+    let v = u32::from(c);
+    DECIMAL_RANGES
+        .iter()
+        .any(|&(lo, hi)| (lo..=hi).contains(&v))
+}
+
+/// Returns true for characters Python's `\w` class treats as word characters.
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Surrounds every character satisfying `pred` with spaces.
+fn space_chars(text: &[char], pred: impl Fn(char) -> bool) -> Vec<char> {
+    let mut out = Vec::with_capacity(text.len() + 8);
+    for &c in text {
+        if pred(c) {
+            out.push(' ');
+            out.push(c);
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Detaches a sentence-final period from the preceding word: the period
+/// must be followed only by characters of `closers`, then white space. With
+/// `wide` the closers are brackets, ASCII and curly quotes and spaces;
+/// otherwise brackets and ASCII quotes only.
+fn split_final_period(text: &[char], wide: bool) -> Vec<char> {
+    let is_closer = |c: char| {
+        matches!(c, ']' | ')' | '}' | '>' | '"' | '\'')
+            || (wide && matches!(c, '»' | '”' | '’' | ' '))
+    };
+    let mut end = text.len();
+    while end > 0 && text[end - 1].is_whitespace() {
+        end -= 1;
+    }
+    let mut close_start = end;
+    while close_start > 0 && is_closer(text[close_start - 1]) {
+        close_start -= 1;
+    }
+    if close_start < 2 || text[close_start - 1] != '.' || text[close_start - 2] == '.' {
+        return text.to_vec();
+    }
+    let dot = close_start - 1;
+    let mut out: Vec<char> = text[..dot].to_vec();
+    out.push(' ');
+    out.push('.');
+    out.push(' ');
+    out.extend_from_slice(&text[close_start..end]);
+    out.push(' ');
+    out
+}
+
+/// Pads runs of backticks, splitting each run into `` pairs and a single
+/// trailing backtick when the run is odd.
+fn split_backticks(text: &[char]) -> Vec<char> {
+    let mut out = Vec::with_capacity(text.len() + 8);
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] != '`' {
+            out.push(text[i]);
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < text.len() && text[j] == '`' {
+            j += 1;
+        }
+        out.push(' ');
+        for _ in 0..(j - i) / 2 {
+            out.extend_from_slice(&[' ', '`', '`', ' ']);
+        }
+        if (j - i) % 2 == 1 {
+            out.push('`');
+        }
+        out.push(' ');
+        i = j;
+    }
+    out
+}
+
+/// Separates `:` and `,` from a following non-digit character, and a
+/// trailing `:` or `,` from what precedes it.
+fn split_comma_colon(text: &[char]) -> Vec<char> {
+    let mut out = Vec::with_capacity(text.len() + 8);
+    let mut i = 0;
+    while i < text.len() {
+        let c = text[i];
+        if (c == ':' || c == ',') && i + 1 < text.len() && !is_decimal(text[i + 1]) {
+            out.push(' ');
+            out.push(c);
+            out.push(' ');
+            out.push(text[i + 1]);
+            i += 2;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    // `([:,])$`: `$` also matches just before one final newline.
+    let last = match out.last() {
+        Some('\n') if out.len() >= 2 => out.len() - 2,
+        Some(_) => out.len() - 1,
+        None => return out,
+    };
+    if matches!(out[last], ':' | ',') {
+        let c = out[last];
+        let tail: Vec<char> = out[last + 1..].to_vec();
+        out.truncate(last);
+        out.push(' ');
+        out.push(c);
+        out.push(' ');
+        out.extend(tail);
+    }
+    out
+}
+
+/// Surrounds every run of `min_len` or more copies of `ch` with spaces.
+fn space_runs(text: &[char], ch: char, min_len: usize) -> Vec<char> {
+    let mut out = Vec::with_capacity(text.len() + 8);
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == ch {
+            let mut j = i;
+            while j < text.len() && text[j] == ch {
+                j += 1;
+            }
+            if j - i >= min_len {
+                out.push(' ');
+                out.extend_from_slice(&text[i..j]);
+                out.push(' ');
+            } else {
+                out.extend_from_slice(&text[i..j]);
+            }
+            i = j;
+        } else {
+            out.push(text[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Splits `--` pairs (non-overlapping, left to right) off as separate words.
+fn split_double_dash(text: &[char]) -> Vec<char> {
+    let mut out = Vec::with_capacity(text.len() + 8);
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == '-' && i + 1 < text.len() && text[i + 1] == '-' {
+            out.extend_from_slice(&[' ', '-', '-', ' ']);
+            i += 2;
+        } else {
+            out.push(text[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Splits the fused words NLTK treats as contractions (`cannot` becomes
+/// `can not`, and so on) when they appear as whole words.
+fn split_contractions(text: &[char]) -> Vec<char> {
+    const PAIRS: [(&str, &str, bool); 6] = [
+        ("can", "not", false),
+        ("gim", "me", false),
+        ("gon", "na", false),
+        ("got", "ta", false),
+        ("lem", "me", false),
+        ("wan", "na", true),
+    ];
+    let mut out = Vec::with_capacity(text.len() + 8);
+    let mut i = 0;
+    'outer: while i < text.len() {
+        let at_boundary = i == 0 || !is_word(text[i - 1]);
+        if at_boundary {
+            for (a, b, needs_space) in PAIRS {
+                let word: Vec<char> = a.chars().chain(b.chars()).collect();
+                let n = word.len();
+                if i + n > text.len() {
+                    continue;
+                }
+                let same = text[i..i + n]
+                    .iter()
+                    .zip(word.iter())
+                    .all(|(x, y)| x.to_lowercase().eq(y.to_lowercase()));
+                if !same {
+                    continue;
+                }
+                let after_ok = if needs_space {
+                    i + n < text.len() && is_space(text[i + n])
+                } else {
+                    i + n == text.len() || !is_word(text[i + n])
+                };
+                if after_ok {
+                    let split = a.chars().count();
+                    out.push(' ');
+                    out.extend_from_slice(&text[i..i + split]);
+                    out.push(' ');
+                    out.extend_from_slice(&text[i + split..i + n]);
+                    out.push(' ');
+                    i += n;
+                    continue 'outer;
+                }
+            }
+        }
+        out.push(text[i]);
+        i += 1;
+    }
+    out
+}
+
+/// NLTK's Treebank-style word splitter (as of NLTK 3.10) restricted to
+/// quote-free text. Its regular expressions use Unicode `White_Space` for
+/// `\s`; the final split uses Python's `str.split()` white space.
+fn word_split(text: &[char]) -> Vec<String> {
+    let mut t = space_chars(text, |c| matches!(c, '«' | '“' | '‘' | '„'));
+    t = split_backticks(&t);
+    t = split_final_period(&t, true);
+    t = split_comma_colon(&t);
+    t = space_runs(&t, '.', 2);
+    t = space_chars(&t, |c| matches!(c, ';' | '@' | '#' | '$' | '%' | '&'));
+    t = space_chars(&t, |c| ('\u{2012}'..='\u{2015}').contains(&c));
+    t = split_final_period(&t, false);
+    t = space_chars(&t, |c| matches!(c, '?' | '!' | '*'));
+    t = space_chars(&t, |c| {
+        matches!(c, '[' | ']' | '(' | ')' | '{' | '}' | '<' | '>')
+    });
+    t = split_double_dash(&t);
+    t = space_chars(&t, |c| matches!(c, '»' | '”' | '’'));
+    t = split_contractions(&t);
+    let s: String = t.into_iter().collect();
+    s.split(is_space)
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Tokenizes a SQL string exactly as the reference evaluator does.
+///
+/// Single quotes are turned into double quotes, quoted literals are kept as
+/// single tokens (with their quotes and original case), every other token is
+/// lower-cased, and `!`, `>` or `<` directly followed by a `=` token are fused
+/// into one operator token.
+pub fn tokenize(input: &str) -> Result<Vec<String>, ParseError> {
+    let mut chars: Vec<char> = input
+        .chars()
+        .map(|c| if c == '\'' { '"' } else { c })
+        .collect();
+    let quotes: Vec<usize> = chars
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c == '"')
+        .map(|(i, _)| i)
+        .collect();
+    if quotes.len() % 2 == 1 {
+        return Err(ParseError::new(
+            None,
+            None,
+            "unexpected quote (odd number of quotes)",
+        ));
+    }
+    let mut literals: HashMap<String, String> = HashMap::new();
+    for pair in quotes.chunks(2).rev() {
+        let (q1, q2) = (pair[0], pair[1]);
+        let key = format!("__val_{q1}_{q2}__");
+        let literal: String = chars[q1..=q2].iter().collect();
+        let mut rebuilt: Vec<char> = chars[..q1].to_vec();
+        rebuilt.extend(key.chars());
+        rebuilt.extend_from_slice(&chars[q2 + 1..]);
+        chars = rebuilt;
+        literals.insert(key, literal);
+    }
+    let mut toks: Vec<String> = word_split(&chars)
+        .into_iter()
+        .map(|w| {
+            let lower = w.to_lowercase();
+            match literals.get(&lower) {
+                Some(lit) => lit.clone(),
+                None => lower,
+            }
+        })
+        .collect();
+
+    // Fuse `!`/`>`/`<` with a following `=`, scanning right to left. Python
+    // indexing means the token "before" position 0 is the last token.
+    let eq_positions: Vec<usize> = toks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.as_str() == "=")
+        .map(|(i, _)| i)
+        .rev()
+        .collect();
+    for eq in eq_positions {
+        if toks.is_empty() {
+            break;
+        }
+        let len = toks.len();
+        let pre_idx = if eq == 0 { len - 1 } else { eq - 1 };
+        let Some(pre) = toks.get(pre_idx).cloned() else {
+            continue;
+        };
+        if matches!(pre.as_str(), "!" | ">" | "<") {
+            // toks[:eq-1] + [pre + "="] + toks[eq+1:] with Python slicing.
+            let head_end = if eq == 0 { len - 1 } else { eq - 1 };
+            let mut rebuilt: Vec<String> = toks[..head_end].to_vec();
+            rebuilt.push(format!("{pre}="));
+            if eq < len {
+                rebuilt.extend_from_slice(&toks[eq + 1..]);
+            }
+            toks = rebuilt;
+        }
+    }
+    Ok(toks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tokenize;
+
+    fn toks(s: &str) -> Vec<String> {
+        tokenize(s).unwrap_or_default()
+    }
+
+    #[test]
+    fn splits_like_the_reference() {
+        assert_eq!(
+            toks("SELECT count(*) FROM a WHERE x>=3 AND y != 'Ab c'"),
+            vec![
+                "select", "count", "(", "*", ")", "from", "a", "where", "x", ">", "=3", "and", "y",
+                "!=", "'Ab c'"
+            ]
+            .into_iter()
+            .map(|s| s.replace('\'', "\""))
+            .collect::<Vec<_>>()
+        );
+        assert_eq!(toks("a > = b"), vec!["a", ">=", "b"]);
+        assert_eq!(
+            toks("a*b, c,1 t1.* x."),
+            vec!["a", "*", "b", ",", "c,1", "t1.", "*", "x", "."]
+        );
+        assert_eq!(
+            toks("a -- b --- c ...d"),
+            vec!["a", "--", "b", "--", "-", "c", "...", "d"]
+        );
+        assert_eq!(
+            toks("cannot gonna x;y"),
+            vec!["can", "not", "gon", "na", "x", ";", "y"]
+        );
+    }
+
+    #[test]
+    fn odd_quotes_fail() {
+        assert!(tokenize("select 'a from t").is_err());
+    }
+}
