@@ -8,6 +8,7 @@
 
 use std::path::Path;
 
+use super::spider::{gold_line, non_empty};
 use super::{read_text, DatasetError, Item, Turn};
 use crate::dataset::predictions::prediction_of_line;
 use crate::sql_text::python_strip;
@@ -37,35 +38,17 @@ pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
     let mut items = Vec::new();
     for (interaction, turns) in groups(&text).into_iter().enumerate() {
         for (turn, (line_no, line)) in turns.into_iter().enumerate() {
-            let fields: Vec<&str> = python_strip(line).split('\t').collect();
-            let [sql, db_id] = fields[..] else {
-                return Err(DatasetError::Line {
-                    path: path.to_path_buf(),
-                    line: line_no,
-                    message: format!(
-                        "expected `SQL<TAB>db_id`, found {} tab-separated field(s)",
-                        fields.len()
-                    ),
-                });
-            };
-            items.push(Item {
-                index: items.len(),
-                db_id: db_id.to_owned(),
-                gold: sql.to_owned(),
-                question: None,
-                source: format!("{}:{line_no}", path.display()),
-                turn: Some(Turn { interaction, turn }),
-                hardness: None,
-            });
+            let at = Some(Turn { interaction, turn });
+            items.push(gold_line(
+                path,
+                line_no,
+                python_strip(line),
+                items.len(),
+                at,
+            )?);
         }
     }
-    if items.is_empty() {
-        return Err(DatasetError::File {
-            path: path.to_path_buf(),
-            message: "no gold items".into(),
-        });
-    }
-    Ok(items)
+    non_empty(path, items)
 }
 
 /// Reads predictions shaped like the gold's interactions, one per turn.

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{read_text, DatasetError, Item};
+use super::{read_text, DatasetError, Item, Turn};
 use crate::sql_text::python_strip;
 
 /// Reads a Spider gold file (`.json` by extension, otherwise `SQL<TAB>db_id` lines).
@@ -25,34 +25,38 @@ pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
     }
 }
 
-fn read_tsv(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
-    let mut items = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = python_strip(line);
-        if line.is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = line.split('\t').collect();
-        let [sql, db_id] = fields[..] else {
-            return Err(DatasetError::Line {
-                path: path.to_path_buf(),
-                line: n + 1,
-                message: format!(
-                    "expected `SQL<TAB>db_id`, found {} tab-separated field(s)",
-                    fields.len()
-                ),
-            });
-        };
-        items.push(Item {
-            index: items.len(),
-            db_id: db_id.to_owned(),
-            gold: sql.to_owned(),
-            question: None,
-            source: format!("{}:{}", path.display(), n + 1),
-            turn: None,
-            hardness: None,
+/// One gold line, `SQL<TAB>db_id` (already stripped), as an item at `index` and turn `turn`.
+pub(crate) fn gold_line(
+    path: &Path,
+    line_no: usize,
+    line: &str,
+    index: usize,
+    turn: Option<Turn>,
+) -> Result<Item, DatasetError> {
+    let fields: Vec<&str> = line.split('\t').collect();
+    let [sql, db_id] = fields[..] else {
+        return Err(DatasetError::Line {
+            path: path.to_path_buf(),
+            line: line_no,
+            message: format!(
+                "expected `SQL<TAB>db_id`, found {} tab-separated field(s)",
+                fields.len()
+            ),
         });
-    }
+    };
+    Ok(Item {
+        index,
+        db_id: db_id.to_owned(),
+        gold: sql.to_owned(),
+        question: None,
+        source: format!("{}:{line_no}", path.display()),
+        turn,
+        hardness: None,
+    })
+}
+
+/// A gold file must hold at least one item.
+pub(crate) fn non_empty(path: &Path, items: Vec<Item>) -> Result<Vec<Item>, DatasetError> {
     if items.is_empty() {
         return Err(DatasetError::File {
             path: path.to_path_buf(),
@@ -60,6 +64,17 @@ fn read_tsv(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
         });
     }
     Ok(items)
+}
+
+fn read_tsv(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
+    let mut items = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = python_strip(line);
+        if !line.is_empty() {
+            items.push(gold_line(path, n + 1, line, items.len(), None)?);
+        }
+    }
+    non_empty(path, items)
 }
 
 #[derive(Deserialize)]

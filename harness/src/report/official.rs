@@ -13,22 +13,10 @@ use std::fmt::Write;
 
 use crate::evaluation::Evaluation;
 use crate::metric::{Status, Verdict};
+use crate::spider_sql::COMPONENTS;
 
 const LEVELS: [&str; 5] = ["easy", "medium", "hard", "extra", "all"];
 const TURNS: [&str; 5] = ["turn 1", "turn 2", "turn 3", "turn 4", "turn > 4"];
-/// The official partial components, in its order.
-pub const COMPONENTS: [&str; 10] = [
-    "select",
-    "select(no AGG)",
-    "where",
-    "where(no OP)",
-    "group(no Having)",
-    "group",
-    "order",
-    "and/or",
-    "IUEN",
-    "keywords",
-];
 
 #[derive(Default, Clone, Copy)]
 struct Ratio {
