@@ -1,0 +1,312 @@
+//! Defog SQL-Eval conformance: the result comparison and gold expansion of `sqlsuite::sqleval`
+//! against the reference's own verdicts (`${SQLSUITE_SHARED:-../shared}/data/sqleval/reference`).
+//!
+//! Trials:
+//! * `sqleval::reference::<dialect>::compare`: rebuilds every pair's gold and candidate tables
+//!   from `gold_rows` / `cand_rows`, runs `compare` in compat mode and requires 100 % agreement
+//!   on (exact_match, correct); pairs where the reference raised (`error`) must score 0/0. Prints
+//!   the agreement and, for default mode, every pair whose verdict changes and the rule that
+//!   changes it.
+//! * `sqleval::reference::<dialect>::expand`: `expand_gold(gold)` must equal the `sql` list of
+//!   the reference's expanded alternatives.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use sqlsuite::harness;
+use sqlsuite::sqleval::{
+    compare_with_fixes, compare_with_gold_sql, expand_gold, tables_from_reference_json, Fixes,
+    Mode, Table,
+};
+
+const DIALECTS: [&str; 2] = ["sqlite", "postgres"];
+
+fn reference_dir() -> PathBuf {
+    let shared = std::env::var("SQLSUITE_SHARED").unwrap_or_else(|_| "../shared".to_owned());
+    PathBuf::from(shared).join("data/sqleval/reference")
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let dir = reference_dir();
+    let mut trials = Vec::new();
+    if !dir.is_dir() {
+        let reason = format!("{} is missing", dir.display());
+        if harness::data_required() {
+            trials.push(Trial::test("sqleval::reference::data", move || {
+                Err(reason.into())
+            }));
+        } else {
+            trials.push(Trial::test("sqleval::reference::data", || Ok(())).with_ignored_flag(true));
+            eprintln!("sqleval reference data ignored: {reason}");
+        }
+    } else {
+        for dialect in DIALECTS {
+            let file = dir.join(format!("pairs_{dialect}.tsv"));
+            let f2 = file.clone();
+            trials.push(Trial::test(
+                format!("sqleval::reference::{dialect}::compare"),
+                move || check_compare(&file),
+            ));
+            trials.push(Trial::test(
+                format!("sqleval::reference::{dialect}::expand"),
+                move || check_expand(&f2),
+            ));
+        }
+    }
+    harness::run_trials(&args, trials, &[])
+}
+
+/// Undoes the TSV escapes `\\`, `\t`, `\n`, `\r`.
+fn unescape(field: &str) -> String {
+    let mut out = String::with_capacity(field.len());
+    let mut chars = field.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+struct Pair {
+    id: String,
+    category: String,
+    question: String,
+    gold: String,
+    exact: bool,
+    correct: bool,
+    gold_rows: String,
+    cand_rows: String,
+    error: String,
+}
+
+fn read_pairs(path: &std::path::Path) -> Result<Vec<Pair>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().ok_or("empty file")?.split('\t').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| format!("no column {name}"))
+    };
+    let (id, cat, q, gold, ex, cor, gr, cr, err) = (
+        col("pair_id")?,
+        col("query_category")?,
+        col("question")?,
+        col("gold")?,
+        col("exact_match")?,
+        col("correct")?,
+        col("gold_rows")?,
+        col("cand_rows")?,
+        col("error")?,
+    );
+    let mut pairs = Vec::new();
+    for (n, line) in lines.enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        let f: Vec<String> = line.split('\t').map(unescape).collect();
+        if f.len() != header.len() {
+            return Err(format!("line {}: {} fields", n + 2, f.len()));
+        }
+        pairs.push(Pair {
+            id: f[id].clone(),
+            category: f[cat].clone(),
+            question: f[q].clone(),
+            gold: f[gold].clone(),
+            exact: f[ex] == "1",
+            correct: f[cor] == "1",
+            gold_rows: f[gr].clone(),
+            cand_rows: f[cr].clone(),
+            error: f[err].clone(),
+        });
+    }
+    Ok(pairs)
+}
+
+fn tables(pair: &Pair) -> Result<(Vec<Table>, Table), String> {
+    let gold = tables_from_reference_json(&pair.gold_rows)?;
+    let cand = tables_from_reference_json(&pair.cand_rows)?
+        .into_iter()
+        .next()
+        .ok_or("no candidate table")?;
+    Ok((gold, cand))
+}
+
+/// The default-mode fixes, one at a time, to name the rule behind a changed verdict.
+fn single_fixes() -> Vec<(&'static str, Fixes)> {
+    let none = Fixes::none();
+    vec![
+        ("no broadcasting fast path", Fixes { no_broadcast: true, ..none }),
+        ("ORDER BY without direction ascending", Fixes { order_by_ascending: true, ..none }),
+        ("own ORDER BY per gold alternative", Fixes { own_gold_sql: true, ..none }),
+        ("tolerant exact cells / nulls only equal nulls", Fixes { tolerant_exact: true, ..none }),
+        ("no raising (duplicate names, mixed-type sort)", Fixes { no_raise: true, ..none }),
+    ]
+}
+
+fn check_compare(path: &std::path::Path) -> Result<(), Failed> {
+    let pairs = read_pairs(path)?;
+    let mut agree = 0;
+    let mut disagreements = Vec::new();
+    let mut changed = Vec::new();
+    for pair in &pairs {
+        let (gold, cand) = match tables(pair) {
+            Ok(t) => t,
+            Err(e) if !pair.error.is_empty() => {
+                // nothing to compare; the reference raised
+                let _ = e;
+                agree += 1;
+                continue;
+            }
+            Err(e) => {
+                disagreements.push(format!("{}: tables: {e}", pair.id));
+                continue;
+            }
+        };
+        let expected = if pair.error.is_empty() {
+            (pair.exact, pair.correct)
+        } else {
+            (false, false)
+        };
+        let v = compare_with_gold_sql(
+            &gold,
+            Some(&pair.gold),
+            &cand,
+            &pair.question,
+            &pair.category,
+            Mode::Compat,
+        );
+        if (v.exact_match, v.correct) == expected {
+            agree += 1;
+        } else {
+            disagreements.push(format!(
+                "{}: reference {:?}, ours {:?} ({}){}",
+                pair.id,
+                expected,
+                (v.exact_match, v.correct),
+                v.reason,
+                if pair.error.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [reference error: {}]", pair.error)
+                }
+            ));
+        }
+        let d = compare_with_gold_sql(
+            &gold,
+            Some(&pair.gold),
+            &cand,
+            &pair.question,
+            &pair.category,
+            Mode::Default,
+        );
+        if (d.exact_match, d.correct) != (v.exact_match, v.correct) {
+            let rules: Vec<&str> = single_fixes()
+                .into_iter()
+                .filter(|(_, fixes)| {
+                    let one = compare_with_fixes(
+                        &gold,
+                        Some(&pair.gold),
+                        &cand,
+                        &pair.question,
+                        &pair.category,
+                        *fixes,
+                    );
+                    (one.exact_match, one.correct) != (v.exact_match, v.correct)
+                })
+                .map(|(name, _)| name)
+                .collect();
+            changed.push(format!(
+                "  {}: compat {:?} -> default {:?} [{}] ({})",
+                pair.id,
+                (v.exact_match, v.correct),
+                (d.exact_match, d.correct),
+                if rules.is_empty() {
+                    "combination of fixes".to_owned()
+                } else {
+                    rules.join("; ")
+                },
+                d.reason
+            ));
+        }
+    }
+    println!(
+        "conformance sqleval {}: compat agrees on {agree} of {} pairs ({:.2} %)",
+        path.display(),
+        pairs.len(),
+        100.0 * agree as f64 / pairs.len().max(1) as f64
+    );
+    println!("default mode changes {} verdicts:", changed.len());
+    for c in &changed {
+        println!("{c}");
+    }
+    if disagreements.is_empty() && !pairs.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} disagreements:\n{}",
+            disagreements.len(),
+            disagreements.join("\n")
+        )
+        .into())
+    }
+}
+
+fn check_expand(path: &std::path::Path) -> Result<(), Failed> {
+    let pairs = read_pairs(path)?;
+    let mut seen = std::collections::BTreeSet::new();
+    let (mut agree, mut total) = (0, 0);
+    let mut differences = Vec::new();
+    for pair in &pairs {
+        if pair.gold_rows.trim().is_empty() || !seen.insert(pair.gold.clone()) {
+            continue;
+        }
+        let value: serde_json::Value = match serde_json::from_str(&pair.gold_rows) {
+            Ok(v) => v,
+            Err(e) => {
+                differences.push(format!("{}: gold_rows: {e}", pair.id));
+                continue;
+            }
+        };
+        let expected: Vec<String> = value
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|t| t.get("sql").and_then(|s| s.as_str()).map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        total += 1;
+        let ours = expand_gold(&pair.gold);
+        if ours == expected {
+            agree += 1;
+        } else {
+            differences.push(format!("{}:\n  ours {ours:?}\n  reference {expected:?}", pair.id));
+        }
+    }
+    println!(
+        "conformance sqleval expand {}: {agree} of {total} distinct golds expand identically",
+        path.display()
+    );
+    if differences.is_empty() && total > 0 {
+        Ok(())
+    } else {
+        Err(differences.join("\n").into())
+    }
+}
