@@ -152,11 +152,41 @@ fn tables(pair: &Pair) -> Result<(Vec<Table>, Table), String> {
 fn single_fixes() -> Vec<(&'static str, Fixes)> {
     let none = Fixes::none();
     vec![
-        ("no broadcasting fast path", Fixes { no_broadcast: true, ..none }),
-        ("ORDER BY without direction ascending", Fixes { order_by_ascending: true, ..none }),
-        ("own ORDER BY per gold alternative", Fixes { own_gold_sql: true, ..none }),
-        ("tolerant exact cells / nulls only equal nulls", Fixes { tolerant_exact: true, ..none }),
-        ("no raising (duplicate names, mixed-type sort)", Fixes { no_raise: true, ..none }),
+        (
+            "no broadcasting fast path",
+            Fixes {
+                no_broadcast: true,
+                ..none
+            },
+        ),
+        (
+            "ORDER BY without direction ascending",
+            Fixes {
+                order_by_ascending: true,
+                ..none
+            },
+        ),
+        (
+            "own ORDER BY per gold alternative",
+            Fixes {
+                own_gold_sql: true,
+                ..none
+            },
+        ),
+        (
+            "tolerant exact cells / nulls only equal nulls",
+            Fixes {
+                tolerant_exact: true,
+                ..none
+            },
+        ),
+        (
+            "no raising (duplicate names, mixed-type sort)",
+            Fixes {
+                no_raise: true,
+                ..none
+            },
+        ),
     ]
 }
 
@@ -297,7 +327,10 @@ fn check_expand(path: &std::path::Path) -> Result<(), Failed> {
         if ours == expected {
             agree += 1;
         } else {
-            differences.push(format!("{}:\n  ours {ours:?}\n  reference {expected:?}", pair.id));
+            differences.push(format!(
+                "{}:\n  ours {ours:?}\n  reference {expected:?}",
+                pair.id
+            ));
         }
     }
     println!(

@@ -172,7 +172,7 @@ fn item_trial(
                 .map(|(m, v)| format!("{m}={}", v.code))
                 .collect();
             Ok(Completion::ignored_with(format!(
-                "known failure ({})",
+                "known failure: {}",
                 codes.join(" ")
             )))
         }
