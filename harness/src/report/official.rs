@@ -219,3 +219,90 @@ pub fn table(eval: &Evaluation, set: usize) -> Option<String> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABLES: &str = r#"[{
+      "db_id": "shop",
+      "table_names_original": ["item"],
+      "column_names_original": [[-1, "*"], [0, "id"], [0, "name"], [0, "price"]],
+      "foreign_keys": []
+    }]"#;
+
+    /// Two easy items and one medium; exec and exact_match both enabled.
+    fn evaluation(dir: &std::path::Path) -> Evaluation {
+        std::fs::create_dir_all(dir.join("db/shop")).unwrap();
+        std::fs::write(
+            dir.join("db/shop/shop.sql"),
+            "CREATE TABLE item(id INT, name TEXT, price REAL);
+             INSERT INTO item VALUES (1, 'pen', 1.5), (2, 'ink', 3.0);",
+        )
+        .unwrap();
+        std::fs::write(dir.join("tables.json"), TABLES).unwrap();
+        std::fs::write(
+            dir.join("gold.sql"),
+            "SELECT count(*) FROM item\tshop\n\
+             SELECT name FROM item\tshop\n\
+             SELECT name, price FROM item WHERE price > 2\tshop\n",
+        )
+        .unwrap();
+        // Item 0 right; item 1 the wrong column (exec and exact wrong); item 2 runs to the same
+        // rows with another condition (exec right, exact wrong).
+        std::fs::write(
+            dir.join("p.txt"),
+            "SELECT count(*) FROM item\nSELECT id FROM item\nSELECT name, price FROM item WHERE id = 2\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("m.toml"),
+            "[dataset]\nname = \"t\"\nformat = \"spider\"\ngold = \"gold.sql\"\ntables = \"tables.json\"\n\
+             [databases]\npath = \"db/{db_id}/{db_id}.sql\"\n\
+             [[predictions]]\nname = \"p\"\nfile = \"p.txt\"\n\
+             [metrics.exec]\n[metrics.exact_match]\n",
+        )
+        .unwrap();
+        Evaluation::open(dir.join("m.toml")).unwrap()
+    }
+
+    fn row<'a>(table: &'a str, name: &str) -> Vec<&'a str> {
+        let line = table
+            .lines()
+            .find(|l| l.get(..20).is_some_and(|n| n.trim() == name))
+            .unwrap_or_default();
+        line.get(21..)
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect()
+    }
+
+    #[test]
+    fn levels_exec_exact_and_partial_scores() {
+        let dir = tempfile::tempdir().unwrap();
+        let eval = evaluation(dir.path());
+        let hardness: Vec<_> = eval.items().iter().map(|i| i.hardness).collect();
+        assert_eq!(hardness, vec![Some("easy"), Some("easy"), Some("medium")]);
+        let table = table(&eval, 0).unwrap();
+        //                               easy     medium   hard     extra    all
+        assert_eq!(row(&table, "count"), ["2", "1", "0", "0", "3"]);
+        assert_eq!(
+            row(&table, "execution"),
+            ["0.500", "1.000", "0.000", "0.000", "0.667"]
+        );
+        assert_eq!(
+            row(&table, "exact match"),
+            ["0.500", "0.000", "0.000", "0.000", "0.333"]
+        );
+        // select: the first section is accuracy; item 1 predicts `id` for `name`.
+        assert_eq!(row(&table, "select")[0], "0.500");
+        // IUEN: no item has set operations — 0 accuracy, 0 recall, F1 1 (the reference's rule).
+        let iuen: Vec<_> = table
+            .lines()
+            .filter(|l| l.starts_with("IUEN"))
+            .map(|l| l.split_whitespace().nth(1).unwrap_or_default())
+            .collect();
+        assert_eq!(iuen, ["0.000", "0.000", "1.000"]);
+        assert!(!table.contains("joint_all"), "not an interaction dataset");
+    }
+}
