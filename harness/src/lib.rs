@@ -17,6 +17,7 @@ pub mod plug_value;
 pub mod report;
 pub mod spider_sql;
 pub mod sql_text;
+pub mod sqleval;
 
 pub use evaluation::Evaluation;
 pub use manifest::Manifest;

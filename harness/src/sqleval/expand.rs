@@ -130,7 +130,8 @@ pub fn expand_gold_literal_aware(gold: &str) -> Vec<String> {
                 let options: Vec<&str> = query[s + 1..e].split(',').map(str::trim).collect();
                 for combo in combinations(&options) {
                     let columns = combo.join(", ");
-                    let right = query[e + 1..].replace("GROUP BY {}", &format!("GROUP BY {columns}"));
+                    let right =
+                        query[e + 1..].replace("GROUP BY {}", &format!("GROUP BY {columns}"));
                     out.push(format!("{}{columns}{right}", &query[..s]));
                 }
             }

@@ -5,8 +5,12 @@
 //!   including its quirks: a broadcasting fast path, `ORDER BY` without a direction read as
 //!   descending, errors on duplicate column names and on sorting a single column of mixed types,
 //!   exact float equality in the exact match but `rtol=1e-5` in the subset match, nulls filled with
-//!   `-99999` before comparing.
-//! * [`Mode::Default`] fixes those quirks (see [`compare`]).
+//!   `-99999` before comparing, columns lined up by sorted name (an alias can break an exact match).
+//! * [`Mode::Default`] fixes those quirks (see [`compare`]); [`Fixes`] toggles them one by one.
+//!
+//! Gold expansion ([`expand_gold`]) is the reference's naive one by default (a `;` or brace
+//! inside a string literal is structure); [`expand_gold_literal_aware`] is the literal-aware
+//! variant.
 //!
 //! Tables are plain values ([`Table`]): columns, pandas-style dtypes and typed cells.
 
@@ -163,7 +167,10 @@ fn cell_from_json(value: &Value, dtype: &str) -> Result<Cell, String> {
                     return Ok(Cell::Int(i));
                 }
             }
-            Cell::Float(n.as_f64().ok_or_else(|| format!("number {n} out of range"))?)
+            Cell::Float(
+                n.as_f64()
+                    .ok_or_else(|| format!("number {n} out of range"))?,
+            )
         }
         Value::String(s) if dtype.starts_with("datetime64") => Cell::DateTime(s.clone()),
         Value::String(s) if dtype.starts_with("timedelta64") => {
