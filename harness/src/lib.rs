@@ -4,6 +4,11 @@
 //! Data flows one way: [`manifest`] → [`dataset`] (items) → [`execution`] (through a
 //! [`backend`]) → [`metric`] (verdicts, comparing [`denotation`]s) → [`report`] and [`harness`].
 //! [`evaluation`] holds one run's verdicts so every report reads the same ones.
+//!
+//! Reference reproductions the metrics build on: [`sql_text`] (the official evaluator's query
+//! text preprocessing, sqlparse-compatible), [`spider_sql`] (the official Spider parser,
+//! hardness and component comparison), [`plug_value`] (the `--plug_value` candidates) and
+//! [`sqleval`] (Defog SQL-Eval's gold expansion and result comparison).
 
 pub mod backend;
 pub mod dataset;

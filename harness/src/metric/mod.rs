@@ -3,7 +3,8 @@
 //! A metric gets the item, the prediction, the item's databases and an [`Executor`] to run
 //! queries through (with caching); the comparison itself is a pure function (see
 //! [`crate::denotation`]). A new metric is one module here, one field in
-//! [`crate::manifest::Metrics`] and one line in [`from_manifest`].
+//! [`crate::manifest::Metrics`] and one line each in [`names`] (what the manifest enables, for
+//! validation) and [`from_manifest`] (the metric built with its resources).
 
 pub mod exact_match;
 pub mod exec;
