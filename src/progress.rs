@@ -41,7 +41,7 @@ impl Progress {
             None if self.total < 1000 => {}
             None => {
                 let step = (self.total / 10).max(1);
-                if done % step == 0 || done == self.total {
+                if done.is_multiple_of(step) || done == self.total {
                     eprintln!("{}: {done}/{}", self.label, self.total);
                 }
             }

@@ -28,6 +28,11 @@ pub enum OpenError {
         manifest: std::path::PathBuf,
         message: String,
     },
+    #[error("{}: backend: {message}", manifest.display())]
+    Backend {
+        manifest: std::path::PathBuf,
+        message: String,
+    },
 }
 
 /// The verdicts of every enabled metric for one prediction.
@@ -94,10 +99,11 @@ impl Evaluation {
                 message,
             }
         })?;
-        let executor = Executor::new(
-            backend::from_manifest(manifest.backend),
-            manifest.cache.clone(),
-        );
+        let backend = backend::from_manifest(&manifest).map_err(|message| OpenError::Backend {
+            manifest: manifest.path.clone(),
+            message,
+        })?;
+        let executor = Executor::new(backend, manifest.cache.clone());
         let results = dataset
             .predictions
             .iter()

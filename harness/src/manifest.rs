@@ -14,6 +14,7 @@ use toml::Spanned;
 
 use crate::metric::exact_match::ExactMatchOptions;
 use crate::metric::exec::ExecOptions;
+use crate::metric::sqleval::SqlevalOptions;
 
 /// An error located in a manifest.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -50,6 +51,10 @@ pub enum Format {
     /// SParC / CoSQL: `SQL<TAB>db_id` lines with a blank line between interactions; prediction
     /// files have the same shape.
     Interactions,
+    /// Defog SQL-Eval: a questions table (CSV, or TSV with backslash escapes) read by column name
+    /// (`question`, `query`, `db_name`, `query_category`); prediction files are CSV/TSV, JSON
+    /// lines or one query per line.
+    Sqleval,
 }
 
 /// What to do when an input file is missing.
@@ -99,6 +104,8 @@ struct RawDataset {
     format: Format,
     gold: Spanned<String>,
     #[serde(default)]
+    gold_column: Option<Spanned<String>>,
+    #[serde(default)]
     tables: Option<Spanned<String>>,
     #[serde(default)]
     when_missing: WhenMissing,
@@ -107,10 +114,19 @@ struct RawDataset {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawDatabases {
-    path: Spanned<String>,
     #[serde(default)]
-    backend: BackendKind,
+    path: Option<Spanned<String>>,
+    #[serde(default)]
+    backend: Option<Spanned<BackendKind>>,
+    #[serde(default)]
+    name: Option<Spanned<String>>,
+    #[serde(default)]
+    connection_env: Option<Spanned<String>>,
 }
+
+/// The environment variable a PostgreSQL manifest takes its connection string from, unless it
+/// names another with `connection_env`.
+pub const DEFAULT_CONNECTION_ENV: &str = "SQLSUITE_POSTGRES";
 
 /// Which engine runs the queries. A new backend adds a variant here and an arm in
 /// [`crate::backend::from_manifest`].
@@ -120,6 +136,9 @@ pub enum BackendKind {
     /// SQLite database files (or `.sql` scripts loaded in memory).
     #[default]
     Sqlite,
+    /// A PostgreSQL server; databases are named, the connection string comes from the
+    /// environment.
+    Postgres,
 }
 
 #[derive(Debug, Deserialize)]
@@ -127,6 +146,8 @@ pub enum BackendKind {
 struct RawPredictions {
     name: Spanned<String>,
     file: Spanned<String>,
+    #[serde(default)]
+    column: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -136,6 +157,8 @@ struct RawMetrics {
     exec: Option<ExecOptions>,
     #[serde(default)]
     exact_match: Option<Spanned<ExactMatchOptions>>,
+    #[serde(default)]
+    sqleval: Option<SqlevalOptions>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -173,6 +196,7 @@ pub struct Gate {
 pub struct Metrics {
     pub exec: Option<ExecOptions>,
     pub exact_match: Option<ExactMatchOptions>,
+    pub sqleval: Option<SqlevalOptions>,
 }
 
 /// One prediction set: a model version's predictions, one per gold item.
@@ -180,6 +204,8 @@ pub struct Metrics {
 pub struct PredictionFile {
     pub name: String,
     pub file: PathBuf,
+    /// For table-shaped prediction files (CSV/TSV, JSON lines): the field holding the query.
+    pub column: Option<String>,
 }
 
 /// A loaded, validated manifest.
@@ -189,10 +215,15 @@ pub struct Manifest {
     pub name: String,
     pub format: Format,
     pub gold: PathBuf,
+    /// For table-shaped gold files (SQL-Eval): the column holding the gold query.
+    pub gold_column: Option<String>,
     pub tables: Option<PathBuf>,
-    /// Database path pattern with `{db_id}` (and possibly glob characters for test suites).
+    /// SQLite: database path pattern with `{db_id}` (and possibly glob characters for test
+    /// suites). PostgreSQL: database name pattern with `{db_id}`.
     pub databases: String,
     pub backend: BackendKind,
+    /// PostgreSQL: the connection string (from the environment variable the manifest names).
+    pub connection: Option<String>,
     pub predictions: Vec<PredictionFile>,
     pub metrics: Metrics,
     pub gate: Gate,
@@ -342,6 +373,36 @@ pub fn clean(path: &Path) -> PathBuf {
     }
 }
 
+/// A SQLite `[databases] path`: interpolated, relative to the manifest, with `{db_id}`; a missing
+/// directory above the first `{db_id}` is recorded in `missing`.
+fn sqlite_databases(
+    cx: &Context<'_>,
+    path: &Spanned<String>,
+    missing: &mut Vec<ManifestError>,
+) -> Result<String, LoadError> {
+    let databases = cx.path(path).map_err(LoadError::Invalid)?;
+    let databases = databases.to_string_lossy().into_owned();
+    if !databases.contains("{db_id}") {
+        return Err(LoadError::Invalid(
+            cx.error(path.span(), "database path must contain {db_id}"),
+        ));
+    }
+    let fixed_prefix = &databases[..databases.find("{db_id}").unwrap_or(0)];
+    let fixed_dir = Path::new(fixed_prefix);
+    let fixed_dir = if fixed_prefix.ends_with('/') {
+        fixed_dir
+    } else {
+        fixed_dir.parent().unwrap_or(fixed_dir)
+    };
+    if !fixed_dir.as_os_str().is_empty() && !fixed_dir.is_dir() {
+        missing.push(cx.error(
+            path.span(),
+            format!("database directory {} not found", fixed_dir.display()),
+        ));
+    }
+    Ok(databases)
+}
+
 impl Manifest {
     /// Reads and validates a manifest.
     pub fn load(path: impl AsRef<Path>) -> Result<Manifest, LoadError> {
@@ -375,19 +436,26 @@ impl Manifest {
             )));
         }
         let gold = cx.path(&raw.dataset.gold).map_err(invalid)?;
+        let gold_column = match &raw.dataset.gold_column {
+            Some(c) if raw.dataset.format != Format::Sqleval => {
+                return Err(invalid(cx.error(
+                    c.span(),
+                    "`gold_column` applies to table-shaped gold files (format = \"sqleval\")",
+                )))
+            }
+            Some(c) => Some(cx.string(c).map_err(invalid)?),
+            None => None,
+        };
         let tables = match &raw.dataset.tables {
             Some(t) => Some((cx.path(t).map_err(invalid)?, t.span())),
             None => None,
         };
-        let databases = cx.path(&raw.databases.path).map_err(invalid)?;
-        let databases = databases.to_string_lossy().into_owned();
-        if !databases.contains("{db_id}") {
-            return Err(invalid(cx.error(
-                raw.databases.path.span(),
-                "database path must contain {db_id}",
-            )));
-        }
-
+        let backend = raw
+            .databases
+            .backend
+            .as_ref()
+            .map_or(BackendKind::Sqlite, |b| *b.get_ref());
+        let backend_span = raw.databases.backend.as_ref().map_or(0..0, Spanned::span);
         let mut missing = Vec::new();
         if !gold.is_file() {
             missing.push(cx.error(
@@ -403,20 +471,64 @@ impl Manifest {
                 ));
             }
         }
-        // The directory above the first `{db_id}` must exist.
-        let fixed_prefix = &databases[..databases.find("{db_id}").unwrap_or(0)];
-        let fixed_dir = Path::new(fixed_prefix);
-        let fixed_dir = if fixed_prefix.ends_with('/') {
-            fixed_dir
-        } else {
-            fixed_dir.parent().unwrap_or(fixed_dir)
+        let (databases, connection) = match backend {
+            BackendKind::Sqlite => {
+                for (key, value) in [
+                    ("name", &raw.databases.name),
+                    ("connection_env", &raw.databases.connection_env),
+                ] {
+                    if let Some(v) = value {
+                        return Err(invalid(cx.error(
+                            v.span(),
+                            format!("[databases] {key} is for backend = \"postgres\"; SQLite databases are files named by `path`"),
+                        )));
+                    }
+                }
+                let Some(path) = &raw.databases.path else {
+                    return Err(invalid(cx.error(
+                        backend_span,
+                        "[databases] needs `path`, a file pattern with {db_id}",
+                    )));
+                };
+                (sqlite_databases(&cx, path, &mut missing)?, None)
+            }
+            BackendKind::Postgres => {
+                if let Some(p) = &raw.databases.path {
+                    return Err(invalid(cx.error(
+                        p.span(),
+                        "PostgreSQL databases are named, not files: write `name = \"{db_id}\"` \
+                         instead of `path`",
+                    )));
+                }
+                let name = match &raw.databases.name {
+                    Some(n) => {
+                        let name = cx.string(n).map_err(invalid)?;
+                        if !name.contains("{db_id}") {
+                            return Err(invalid(
+                                cx.error(n.span(), "database name must contain {db_id}"),
+                            ));
+                        }
+                        name
+                    }
+                    None => "{db_id}".to_owned(),
+                };
+                let (var, span) = match &raw.databases.connection_env {
+                    Some(v) => (cx.string(v).map_err(invalid)?, v.span()),
+                    None => (DEFAULT_CONNECTION_ENV.to_owned(), backend_span),
+                };
+                let connection = std::env::var(&var).ok().filter(|v| !v.trim().is_empty());
+                if connection.is_none() {
+                    missing.push(cx.error(
+                        span,
+                        format!(
+                            "no PostgreSQL server configured: environment variable {var} is not set \
+                             (a connection string such as `host=127.0.0.1 port=5432 user=reader`)"
+                        ),
+                    ));
+                }
+                (name, connection)
+            }
         };
-        if !fixed_dir.as_os_str().is_empty() && !fixed_dir.is_dir() {
-            missing.push(cx.error(
-                raw.databases.path.span(),
-                format!("database directory {} not found", fixed_dir.display()),
-            ));
-        }
 
         let mut predictions: Vec<PredictionFile> = Vec::new();
         for p in &raw.predictions {
@@ -440,7 +552,23 @@ impl Manifest {
                     format!("prediction file {} not found", file.display()),
                 ));
             }
-            predictions.push(PredictionFile { name: pname, file });
+            let column = match &p.column {
+                Some(c) => Some(cx.string(c).map_err(invalid)?),
+                None => None,
+            };
+            if column.is_some() && raw.dataset.format != Format::Sqleval {
+                if let Some(c) = &p.column {
+                    return Err(invalid(cx.error(
+                        c.span(),
+                        "`column` applies to table-shaped prediction files (format = \"sqleval\")",
+                    )));
+                }
+            }
+            predictions.push(PredictionFile {
+                name: pname,
+                file,
+                column,
+            });
         }
 
         let metrics = match raw.metrics {
@@ -455,18 +583,25 @@ impl Manifest {
                 Metrics {
                     exec: m.exec,
                     exact_match: m.exact_match.map(Spanned::into_inner),
+                    sqleval: m.sqleval,
                 }
             }
+            None if raw.dataset.format == Format::Sqleval => Metrics {
+                exec: None,
+                exact_match: None,
+                sqleval: Some(SqlevalOptions::default()),
+            },
             None => Metrics {
                 exec: Some(ExecOptions::default()),
                 exact_match: None,
+                sqleval: None,
             },
         };
         let enabled = crate::metric::names(&metrics);
         if enabled.is_empty() {
             return Err(invalid(cx.error(
                 0..0,
-                "no metric enabled: add [metrics.exec] or [metrics.exact_match]",
+                "no metric enabled: add [metrics.exec], [metrics.exact_match] or [metrics.sqleval]",
             )));
         }
         let mut gate = Gate {
@@ -507,9 +642,11 @@ impl Manifest {
             name,
             format: raw.dataset.format,
             gold,
+            gold_column,
             tables: tables.map(|(t, _)| t),
             databases,
-            backend: raw.databases.backend,
+            backend,
+            connection,
             predictions,
             metrics,
             gate,

@@ -1,6 +1,7 @@
 //! Backends run one query on one database, under limits, and return a result table or a typed
 //! error. They know nothing about gold or predictions; metrics decide what a result means.
 
+pub mod postgres;
 pub mod sqlite;
 
 use std::fmt;
@@ -10,16 +11,23 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::denotation::ResultTable;
-use crate::manifest::BackendKind;
+use crate::manifest::{BackendKind, Manifest};
 
 /// The backend a manifest asks for.
-pub fn from_manifest(kind: BackendKind) -> Box<dyn Backend> {
-    match kind {
+pub fn from_manifest(manifest: &Manifest) -> Result<Box<dyn Backend>, String> {
+    Ok(match manifest.backend {
         BackendKind::Sqlite => Box::new(sqlite::Sqlite),
-    }
+        BackendKind::Postgres => {
+            let connection = manifest
+                .connection
+                .as_deref()
+                .ok_or("backend = \"postgres\" without a connection string")?;
+            Box::new(postgres::Postgres::new(connection)?)
+        }
+    })
 }
 
-/// One database a query can run on.
+/// One database a query can run on: a file for SQLite, a database name for PostgreSQL.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Database {
     pub path: PathBuf,

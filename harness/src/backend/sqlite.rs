@@ -272,7 +272,7 @@ fn fetch(
     let mut rows = stmt.raw_query();
     let mut table = ResultTable {
         columns,
-        rows: Vec::new(),
+        ..ResultTable::default()
     };
     let mut bytes = 0usize;
     while let Some(row) = rows.next().map_err(err)? {

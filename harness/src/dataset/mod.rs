@@ -4,11 +4,12 @@
 pub mod interactions;
 pub mod predictions;
 pub mod spider;
+pub mod sqleval;
 
 use std::path::{Path, PathBuf};
 
 use crate::backend::Database;
-use crate::manifest::{Format, Manifest};
+use crate::manifest::{BackendKind, Format, Manifest};
 
 /// One gold item.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +26,8 @@ pub struct Item {
     /// The gold's Spider hardness (`easy`, `medium`, `hard`, `extra`), when the dataset has a
     /// schema to parse it against; set by the evaluation, not by readers.
     pub hardness: Option<&'static str>,
+    /// The dataset's own category of the question (SQL-Eval's `query_category`), if it has one.
+    pub category: Option<String>,
 }
 
 /// A turn of an interaction (both 0-based).
@@ -104,12 +107,16 @@ impl Dataset {
         let items = match manifest.format {
             Format::Spider => spider::read_gold(&manifest.gold)?,
             Format::Interactions => interactions::read_gold(&manifest.gold)?,
+            Format::Sqleval => sqleval::read_gold(&manifest.gold, manifest.gold_column.as_deref())?,
         };
         let mut sets = Vec::new();
         for p in &manifest.predictions {
             let queries = match manifest.format {
                 Format::Spider => predictions::read_lines(&p.file)?,
                 Format::Interactions => interactions::read_predictions(&p.file, &items)?,
+                Format::Sqleval => {
+                    sqleval::read_predictions(&p.file, p.column.as_deref(), items.len())?
+                }
             };
             if queries.len() != items.len() {
                 return Err(DatasetError::CountMismatch {
@@ -125,7 +132,10 @@ impl Dataset {
                 queries,
             });
         }
-        let locator = DatabaseLocator::new(&manifest.databases)?;
+        let locator = match manifest.backend {
+            BackendKind::Sqlite => DatabaseLocator::new(&manifest.databases)?,
+            BackendKind::Postgres => DatabaseLocator::names(&manifest.databases),
+        };
         let mut resolved: std::collections::HashMap<&str, Result<Vec<Database>, String>> =
             std::collections::HashMap::new();
         let databases = items
@@ -151,6 +161,8 @@ impl Dataset {
 #[derive(Debug, Clone)]
 pub struct DatabaseLocator {
     pattern: String,
+    /// The pattern names server-side databases (PostgreSQL), not files: no file checks.
+    names: bool,
 }
 
 impl DatabaseLocator {
@@ -163,12 +175,22 @@ impl DatabaseLocator {
         })?;
         Ok(DatabaseLocator {
             pattern: pattern.to_owned(),
+            names: false,
         })
+    }
+
+    /// A locator of named databases on a server (`{db_id}` substituted, nothing checked here:
+    /// a missing database is an execution error naming it).
+    pub fn names(pattern: &str) -> DatabaseLocator {
+        DatabaseLocator {
+            pattern: pattern.to_owned(),
+            names: true,
+        }
     }
 
     /// True if the pattern names several databases per schema.
     pub fn is_suite(&self) -> bool {
-        self.pattern.contains(['*', '?', '['])
+        !self.names && self.pattern.contains(['*', '?', '['])
     }
 
     /// The databases for `db_id`, or the reason there are none.
@@ -177,6 +199,9 @@ impl DatabaseLocator {
             return Err(format!("invalid db_id {db_id:?}"));
         }
         let path = self.pattern.replace("{db_id}", db_id);
+        if self.names {
+            return Ok(vec![Database::new(path)]);
+        }
         if !self.is_suite() {
             return if Path::new(&path).is_file() {
                 Ok(vec![Database::new(path)])

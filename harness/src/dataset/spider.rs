@@ -52,6 +52,7 @@ pub(crate) fn gold_line(
         source: format!("{}:{line_no}", path.display()),
         turn,
         hardness: None,
+        category: None,
     })
 }
 
@@ -102,6 +103,7 @@ fn read_json(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
             source: format!("{}#{index}", path.display()),
             turn: None,
             hardness: None,
+            category: None,
         })
         .collect())
 }

@@ -25,6 +25,33 @@ pub use value::Value;
 pub struct ResultTable {
     pub columns: Vec<String>,
     pub rows: Vec<Vec<Value>>,
+    /// What the engine said each column holds, where a [`Value`] alone does not tell (a boolean
+    /// stored as `Int`, a timestamp as ISO `Text`). Empty when the backend has no such types
+    /// (SQLite); denotation comparison ignores it, metrics that mimic a client library's typing
+    /// (SQL-Eval's pandas dtypes) read it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub column_types: Vec<ColumnType>,
+}
+
+/// A column's engine type, where it matters beyond the [`Value`]s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColumnType {
+    /// Nothing beyond the values (numbers, text, bytes).
+    #[default]
+    Plain,
+    /// A boolean, held as `Int(0 | 1)`.
+    Bool,
+    /// A calendar date, held as `Text` (`2024-01-31`).
+    Date,
+    /// A time of day, held as `Text` (`13:45:00`).
+    Time,
+    /// A timestamp without time zone, held as ISO `Text` (`2024-01-31T13:45:00`).
+    Timestamp,
+    /// A timestamp with time zone, held as ISO `Text` in UTC with `+00:00`.
+    TimestampTz,
+    /// An interval, held as `Int` nanoseconds (months count 30 days, years 365, as psycopg2).
+    Interval,
 }
 
 impl ResultTable {
@@ -314,6 +341,7 @@ mod tests {
         ResultTable {
             columns: Vec::new(),
             rows,
+            ..ResultTable::default()
         }
     }
     fn i(v: i64) -> Value {

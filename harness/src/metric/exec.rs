@@ -116,7 +116,7 @@ fn show_rows(label: &str, rows: &[Vec<Value>], columns: &[String]) -> String {
     s
 }
 
-fn show_table(label: &str, table: &ResultTable) -> String {
+pub(super) fn show_table(label: &str, table: &ResultTable) -> String {
     show_rows(label, &table.rows, &table.columns)
 }
 
@@ -277,6 +277,7 @@ mod tests {
             source: "test".into(),
             turn: None,
             hardness: None,
+            category: None,
         };
         let ex = Executor::new(Box::new(Sqlite), None);
         Exec::new(options).evaluate(&item, pred, &dbs, &ex)
@@ -432,6 +433,7 @@ mod tests {
             source: "test".into(),
             turn: None,
             hardness: None,
+            category: None,
         };
         let ex = Executor::new(Box::new(Sqlite), None);
         let dbs = [Database::new(&a), Database::new(&b)];

@@ -8,6 +8,7 @@
 
 pub mod exact_match;
 pub mod exec;
+pub mod sqleval;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -140,6 +141,12 @@ pub trait Metric: Send + Sync + fmt::Debug {
     ) -> Verdict;
 }
 
+/// Whether a verdict code (as a snapshot records it) means correct: `correct`, or a kind of
+/// correct such as SQL-Eval's `correct_subset`.
+pub fn is_correct_code(code: &str) -> bool {
+    code == "correct" || code.starts_with("correct_")
+}
+
 /// Codes of verdicts that mean "not evaluated" rather than a judgement.
 pub const SKIP_CODES: [&str; 1] = ["missing_database"];
 
@@ -159,6 +166,9 @@ pub fn names(metrics: &Metrics) -> Vec<&'static str> {
     if metrics.exact_match.is_some() {
         out.push("exact_match");
     }
+    if metrics.sqleval.is_some() {
+        out.push("sqleval");
+    }
     out
 }
 
@@ -177,6 +187,9 @@ pub fn from_manifest(
             .clone()
             .ok_or("exact_match needs the dataset's `tables` (tables.json)")?;
         out.push(Box::new(exact_match::ExactMatch::new(options, schemas)));
+    }
+    if let Some(options) = &metrics.sqleval {
+        out.push(Box::new(sqleval::Sqleval::new(options.clone())));
     }
     Ok(out)
 }

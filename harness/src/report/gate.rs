@@ -48,6 +48,8 @@ mod tests {
             reasons: Default::default(),
             by_db: Default::default(),
             by_turn: Default::default(),
+            correct_kinds: Default::default(),
+            by_category: Default::default(),
             interactions: None,
         };
         let e = check(&gate, &s).unwrap_err();

@@ -3,14 +3,15 @@
 //! items that flipped. The accepted snapshot is also read back, for the regression gate.
 //!
 //! Item lines look like `0007 concert_singer exec=correct` or `0012 flight_2 exec=row_count`:
-//! the metric's reason code, `correct`, `gold_error`, or the skip code.
+//! the metric's reason code, `correct` (or a kind of correct, `correct_subset`), `gold_error`,
+//! or the skip code.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::summary::Summary;
 use crate::evaluation::{Evaluation, ItemResult};
-use crate::metric::{Status, SKIP_CODES};
+use crate::metric::{is_correct_code, Status, SKIP_CODES};
 
 /// The snapshot's name for a prediction set: `<dataset>__<set>`.
 pub fn name(eval: &Evaluation, set: usize) -> String {
@@ -106,7 +107,9 @@ impl Accepted {
         result
             .verdicts
             .iter()
-            .filter(|(m, v)| v.status != Status::Correct && self.code(index, m) == Some("correct"))
+            .filter(|(m, v)| {
+                v.status != Status::Correct && self.code(index, m).is_some_and(is_correct_code)
+            })
             .map(|(m, _)| *m)
             .collect()
     }
@@ -120,7 +123,7 @@ impl Accepted {
                 v.status == Status::Correct
                     && self
                         .code(index, m)
-                        .is_some_and(|c| c != "correct" && !SKIP_CODES.contains(&c))
+                        .is_some_and(|c| !is_correct_code(c) && !SKIP_CODES.contains(&c))
             })
             .map(|(m, _)| *m)
             .collect()

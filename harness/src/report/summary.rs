@@ -51,7 +51,12 @@ pub struct Summary {
     pub total: Tally,
     /// Reason code → count, over incorrect, gold-error and skipped items.
     pub reasons: BTreeMap<String, usize>,
+    /// Correct items by code, when a metric tells kinds of correct apart (SQL-Eval: `correct`
+    /// for an exact match, `correct_subset` for a subset match only).
+    pub correct_kinds: BTreeMap<String, usize>,
     pub by_db: BTreeMap<String, Tally>,
+    /// Datasets with question categories (SQL-Eval's `query_category`): per category.
+    pub by_category: BTreeMap<String, Tally>,
     /// Conversational datasets: per turn position (`turn 1` … `turn 4`, `turn >4`, as the
     /// official evaluator groups them).
     pub by_turn: BTreeMap<String, Tally>,
@@ -78,7 +83,9 @@ impl Summary {
             metric: metric.to_owned(),
             total: Tally::default(),
             reasons: BTreeMap::new(),
+            correct_kinds: BTreeMap::new(),
             by_db: BTreeMap::new(),
+            by_category: BTreeMap::new(),
             by_turn: BTreeMap::new(),
             interactions: None,
         };
@@ -92,6 +99,11 @@ impl Summary {
             s.by_db.entry(item.db_id.clone()).or_default().add(v.status);
             if v.status != Status::Correct {
                 *s.reasons.entry(v.code.clone()).or_default() += 1;
+            } else {
+                *s.correct_kinds.entry(v.code.clone()).or_default() += 1;
+            }
+            if let Some(c) = &item.category {
+                s.by_category.entry(c.clone()).or_default().add(v.status);
             }
             if let Some(t) = item.turn {
                 s.by_turn
@@ -147,6 +159,20 @@ impl Summary {
                 .collect();
             let _ = writeln!(out, "  not correct, by reason: {}", reasons.join(", "));
         }
+        if self.correct_kinds.keys().any(|k| k != "correct") {
+            let kinds: Vec<String> = self
+                .correct_kinds
+                .iter()
+                .map(|(code, n)| {
+                    let kind = match code.as_str() {
+                        "correct" => "exact",
+                        other => other.strip_prefix("correct_").unwrap_or(other),
+                    };
+                    format!("{kind} {n}")
+                })
+                .collect();
+            let _ = writeln!(out, "  correct, by kind: {}", kinds.join(", "));
+        }
         if let Some(t) = &self.interactions {
             let _ = writeln!(
                 out,
@@ -170,28 +196,41 @@ impl Summary {
                 .collect();
             let _ = writeln!(out, "  question match by turn: {}", turns.join(", "));
         }
-        let width = self.by_db.keys().map(String::len).max().unwrap_or(5).max(5);
+        group_table(&mut out, "db_id", &self.by_db);
+        if !self.by_category.is_empty() {
+            group_table(&mut out, "category", &self.by_category);
+        }
+        out
+    }
+}
+
+/// A table of tallies, one row per group.
+fn group_table(out: &mut String, label: &str, groups: &BTreeMap<String, Tally>) {
+    let width = groups
+        .keys()
+        .map(String::len)
+        .chain([label.len()])
+        .max()
+        .unwrap_or(5);
+    let _ = writeln!(
+        out,
+        "  {:<width$}  {:>5}  {:>6}  {:>7}  {:>8}",
+        label, "items", "scored", "correct", "accuracy"
+    );
+    for (group, t) in groups {
+        let acc = if t.scored() == 0 {
+            "-".to_owned()
+        } else {
+            format!("{:.2}%", 100.0 * t.accuracy())
+        };
         let _ = writeln!(
             out,
             "  {:<width$}  {:>5}  {:>6}  {:>7}  {:>8}",
-            "db_id", "items", "scored", "correct", "accuracy"
+            group,
+            t.items,
+            t.scored(),
+            t.correct,
+            acc
         );
-        for (db, t) in &self.by_db {
-            let acc = if t.scored() == 0 {
-                "-".to_owned()
-            } else {
-                format!("{:.2}%", 100.0 * t.accuracy())
-            };
-            let _ = writeln!(
-                out,
-                "  {:<width$}  {:>5}  {:>6}  {:>7}  {:>8}",
-                db,
-                t.items,
-                t.scored(),
-                t.correct,
-                acc
-            );
-        }
-        out
     }
 }

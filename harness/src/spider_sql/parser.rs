@@ -472,7 +472,7 @@ impl Ctx<'_> {
         dt: &[String],
         depth: usize,
     ) -> PResult<Condition> {
-        if !toks.get(start).is_some_and(|t| t == keyword) {
+        if toks.get(start).is_none_or(|t| t != keyword) {
             return Ok((start, Vec::new()));
         }
         self.parse_condition(toks, start + 1, dt, depth)
@@ -486,7 +486,7 @@ impl Ctx<'_> {
     ) -> PResult<Vec<ColUnit>> {
         let mut idx = start;
         let mut units = Vec::new();
-        if !toks.get(idx).is_some_and(|t| t == "group") {
+        if toks.get(idx).is_none_or(|t| t != "group") {
             return Ok((idx, units));
         }
         idx += 1;
@@ -514,7 +514,7 @@ impl Ctx<'_> {
         dt: &[String],
     ) -> PResult<Option<OrderBy>> {
         let mut idx = start;
-        if !toks.get(idx).is_some_and(|t| t == "order") {
+        if toks.get(idx).is_none_or(|t| t != "order") {
             return Ok((idx, None));
         }
         idx += 1;
@@ -549,7 +549,7 @@ impl Ctx<'_> {
     }
 
     fn parse_limit(&self, toks: &[String], start: usize) -> PResult<Option<String>> {
-        if !toks.get(start).is_some_and(|t| t == "limit") {
+        if toks.get(start).is_none_or(|t| t != "limit") {
             return Ok((start, None));
         }
         let value = tok(toks, start + 1)?;

@@ -1,0 +1,418 @@
+//! The PostgreSQL backend: a query runs on a real server, inside a read-only transaction with a
+//! statement timeout, and is rolled back whatever it did.
+//!
+//! A [`Database`]'s `path` is the database *name* on the server the connection string points at
+//! (`host=… port=… user=…`, or a `postgresql://` URL). Defences, each enough on its own for the
+//! usual write statements:
+//!
+//! * the session is opened with `default_transaction_read_only = on`, and every query runs in
+//!   `START TRANSACTION READ ONLY` which is always rolled back;
+//! * the query is prepared (the extended protocol accepts exactly one statement, so `…; DROP …`
+//!   is an error) and must describe result columns before it is executed — `COMMIT`, `SET`,
+//!   `DO`, `CALL` and friends describe none and never run;
+//! * `SET LOCAL statement_timeout` bounds the time on the server, and rows are fetched through a
+//!   portal at most `max_rows + 1` at a time, so a huge result is never transferred.
+//!
+//! Use a role with only `SELECT` privileges as well (`.ci/postgres` creates one).
+//!
+//! Values are decoded from the binary protocol: integers, floats (a `real` keeps its shortest
+//! decimal form, as psycopg2 reads it), `numeric` as the nearest float (pandas' `coerce_float`),
+//! text types, booleans, dates, times, timestamps, intervals, `uuid`, `json`/`jsonb`; anything
+//! else becomes a text `<type:hex bytes>`, equal exactly when the bytes are. The session's time
+//! zone is UTC, so date arithmetic does not depend on the server's setting.
+
+use std::collections::HashMap;
+use std::error::Error;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Mutex;
+
+use postgres::error::SqlState;
+use postgres::types::{FromSql, Type};
+use postgres::{Client, Config, NoTls};
+
+use super::{Backend, Database, ExecError, Limits};
+use crate::denotation::{ColumnType, ResultTable, Value};
+
+/// A PostgreSQL server, reached with a libpq-style connection string. Open sessions are pooled
+/// per database and reused by whichever thread runs the next query.
+pub struct Postgres {
+    connection: String,
+    idle: Mutex<HashMap<String, Vec<Client>>>,
+}
+
+impl fmt::Debug for Postgres {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Postgres")
+            .field("connection", &self.connection)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Postgres {
+    /// Validates `connection` (`host=… user=…` or `postgresql://…`).
+    pub fn new(connection: &str) -> Result<Postgres, String> {
+        Config::from_str(connection).map_err(|e| format!("invalid connection string: {e}"))?;
+        Ok(Postgres {
+            connection: connection.to_owned(),
+            idle: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn connect(&self, db: &str) -> Result<Client, ExecError> {
+        let open_error = |message: String| ExecError::Open {
+            path: db.to_owned(),
+            message,
+        };
+        let mut config =
+            Config::from_str(&self.connection).map_err(|e| open_error(e.to_string()))?;
+        config
+            .dbname(db)
+            .application_name("sqlsuite")
+            .connect_timeout(std::time::Duration::from_secs(10));
+        let mut client = config
+            .connect(NoTls)
+            .map_err(|e| open_error(e.to_string()))?;
+        client
+            .batch_execute(
+                "SET default_transaction_read_only = on; SET TIME ZONE 'UTC'; \
+                 SET IntervalStyle = 'postgres'",
+            )
+            .map_err(|e| open_error(e.to_string()))?;
+        Ok(client)
+    }
+}
+
+impl Backend for Postgres {
+    fn name(&self) -> &'static str {
+        "postgres"
+    }
+
+    fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+        let name = db.path.to_string_lossy().into_owned();
+        let pooled = self
+            .idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(&name)
+            .and_then(Vec::pop);
+        let mut client = match pooled {
+            Some(c) if !c.is_closed() => c,
+            _ => self.connect(&name)?,
+        };
+        let result = run_query(&mut client, sql, limits);
+        if !client.is_closed() {
+            self.idle
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(name)
+                .or_default()
+                .push(client);
+        }
+        result
+    }
+
+    /// Server-side data has no file to hash: results are not cached on disk.
+    fn content_hash(&self, _db: &Database) -> std::io::Result<String> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "a PostgreSQL database has no content hash",
+        ))
+    }
+}
+
+fn sql_error(e: &postgres::Error, limits: &Limits) -> ExecError {
+    match e.as_db_error() {
+        Some(db) if *db.code() == SqlState::QUERY_CANCELED => ExecError::Timeout {
+            ms: limits.timeout.as_millis() as u64,
+        },
+        Some(db) => ExecError::Sql(db.message().to_owned()),
+        None => ExecError::Sql(e.to_string()),
+    }
+}
+
+fn run_query(client: &mut Client, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+    let err = |e: postgres::Error| sql_error(&e, limits);
+    let mut tx = client
+        .build_transaction()
+        .read_only(true)
+        .start()
+        .map_err(err)?;
+    // At least 1 ms: 0 would mean "no limit".
+    let ms = limits.timeout.as_millis().clamp(1, i32::MAX as u128);
+    tx.batch_execute(&format!("SET LOCAL statement_timeout = {ms}"))
+        .map_err(err)?;
+    let stmt = tx.prepare(sql).map_err(err)?;
+    if stmt.columns().is_empty() {
+        return Err(ExecError::Sql(
+            "not a query: only statements that read and return rows may run".into(),
+        ));
+    }
+    let columns: Vec<String> = stmt.columns().iter().map(|c| c.name().to_owned()).collect();
+    let column_types: Vec<ColumnType> = stmt
+        .columns()
+        .iter()
+        .map(|c| column_type(c.type_()))
+        .collect();
+    let portal = tx.bind(&stmt, &[]).map_err(err)?;
+    let fetch = i32::try_from(limits.max_rows.saturating_add(1)).unwrap_or(i32::MAX);
+    let rows = tx.query_portal(&portal, fetch).map_err(err)?;
+    if rows.len() > limits.max_rows {
+        return Err(ExecError::TooManyRows {
+            limit: limits.max_rows,
+        });
+    }
+    let mut table = ResultTable {
+        columns,
+        rows: Vec::with_capacity(rows.len()),
+        column_types,
+    };
+    let mut bytes = 0usize;
+    for row in &rows {
+        let mut values = Vec::with_capacity(row.len());
+        for i in 0..row.len() {
+            let Decoded(v) = row
+                .try_get(i)
+                .map_err(|e| ExecError::Sql(format!("cannot read column {i}: {e}")))?;
+            bytes += v.weight();
+            values.push(v);
+        }
+        if bytes > limits.max_bytes {
+            return Err(ExecError::TooLarge {
+                limit: limits.max_bytes,
+            });
+        }
+        table.rows.push(values);
+    }
+    // Dropping `tx` rolls back.
+    Ok(table)
+}
+
+fn column_type(ty: &Type) -> ColumnType {
+    match *ty {
+        Type::BOOL => ColumnType::Bool,
+        Type::DATE => ColumnType::Date,
+        Type::TIME => ColumnType::Time,
+        Type::TIMESTAMP => ColumnType::Timestamp,
+        Type::TIMESTAMPTZ => ColumnType::TimestampTz,
+        Type::INTERVAL => ColumnType::Interval,
+        _ => ColumnType::Plain,
+    }
+}
+
+/// One value of any type, decoded from the binary protocol.
+struct Decoded(Value);
+
+type DecodeError = Box<dyn Error + Sync + Send>;
+
+impl<'a> FromSql<'a> for Decoded {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Self, DecodeError> {
+        decode(ty, raw).map(Decoded)
+    }
+
+    fn from_sql_null(_: &Type) -> Result<Self, DecodeError> {
+        Ok(Decoded(Value::Null))
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+fn be<const N: usize>(raw: &[u8], at: usize) -> Result<[u8; N], DecodeError> {
+    raw.get(at..at + N)
+        .and_then(|s| s.try_into().ok())
+        .ok_or_else(|| "value too short".into())
+}
+
+fn decode(ty: &Type, raw: &[u8]) -> Result<Value, DecodeError> {
+    Ok(match *ty {
+        Type::BOOL => Value::Int(i64::from(raw.first().copied().unwrap_or(0) != 0)),
+        Type::INT2 => Value::Int(i64::from(i16::from_be_bytes(be(raw, 0)?))),
+        Type::INT4 => Value::Int(i64::from(i32::from_be_bytes(be(raw, 0)?))),
+        Type::INT8 => Value::Int(i64::from_be_bytes(be(raw, 0)?)),
+        Type::OID => Value::Int(i64::from(u32::from_be_bytes(be(raw, 0)?))),
+        // A `real` reads as its shortest decimal text, as psycopg2 (text protocol) reads it.
+        Type::FLOAT4 => {
+            let f = f32::from_be_bytes(be(raw, 0)?);
+            Value::Real(f.to_string().parse::<f64>().unwrap_or(f64::from(f)))
+        }
+        Type::FLOAT8 => Value::Real(f64::from_be_bytes(be(raw, 0)?)),
+        Type::NUMERIC => Value::Real(numeric(raw)?),
+        Type::DATE => {
+            let days = i32::from_be_bytes(be(raw, 0)?);
+            Value::Text(date_text(i64::from(days)))
+        }
+        Type::TIME => Value::Text(time_text(i64::from_be_bytes(be(raw, 0)?))),
+        Type::TIMESTAMP => Value::Text(timestamp_text(i64::from_be_bytes(be(raw, 0)?))),
+        Type::TIMESTAMPTZ => Value::Text(format!(
+            "{}+00:00",
+            timestamp_text(i64::from_be_bytes(be(raw, 0)?))
+        )),
+        Type::INTERVAL => {
+            let micros = i64::from_be_bytes(be(raw, 0)?);
+            let days = i64::from(i32::from_be_bytes(be(raw, 8)?));
+            let months = i64::from(i32::from_be_bytes(be(raw, 12)?));
+            // psycopg2: a year is 365 days, a month 30.
+            let days = months / 12 * 365 + months % 12 * 30 + days;
+            Value::Int(days * 86_400_000_000_000 + micros * 1000)
+        }
+        Type::UUID => Value::Text(uuid_text(raw)),
+        Type::JSONB => {
+            Value::Text(String::from_utf8_lossy(raw.get(1..).unwrap_or_default()).into())
+        }
+        _ if is_text(ty) => Value::Text(String::from_utf8_lossy(raw).into_owned()),
+        _ => Value::Text(format!(
+            "<{}:{}>",
+            ty.name(),
+            raw.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        )),
+    })
+}
+
+fn is_text(ty: &Type) -> bool {
+    matches!(
+        *ty,
+        Type::TEXT
+            | Type::VARCHAR
+            | Type::BPCHAR
+            | Type::NAME
+            | Type::CHAR
+            | Type::UNKNOWN
+            | Type::JSON
+    ) || matches!(ty.kind(), postgres::types::Kind::Enum(_))
+}
+
+/// The binary `numeric` as the nearest `f64` (via its exact decimal text).
+fn numeric(raw: &[u8]) -> Result<f64, DecodeError> {
+    let ndigits = i16::from_be_bytes(be(raw, 0)?);
+    let weight = i16::from_be_bytes(be(raw, 2)?);
+    let sign = u16::from_be_bytes(be(raw, 4)?);
+    match sign {
+        0xC000 => return Ok(f64::NAN),
+        0xD000 => return Ok(f64::INFINITY),
+        0xF000 => return Ok(f64::NEG_INFINITY),
+        _ => {}
+    }
+    let mut text = String::new();
+    if sign == 0x4000 {
+        text.push('-');
+    }
+    text.push('0');
+    let ndigits = usize::try_from(ndigits).map_err(|_| "bad numeric")?;
+    for i in 0..ndigits {
+        let d = i16::from_be_bytes(be(raw, 8 + 2 * i)?);
+        text.push_str(&format!("{d:04}"));
+    }
+    // Digits are base 10000; the first has weight `weight`, i.e. 10000^weight.
+    let exponent = (i64::from(weight) - (ndigits as i64 - 1)) * 4;
+    text.push_str(&format!("e{exponent}"));
+    Ok(text.parse::<f64>()?)
+}
+
+/// Days since 2000-01-01 as `YYYY-MM-DD` (proleptic Gregorian).
+fn date_text(days: i64) -> String {
+    // Days since 1970-01-01, then Howard Hinnant's civil-from-days.
+    let z = days + 10_957 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Microseconds since midnight as `HH:MM:SS[.ffffff]`.
+fn time_text(micros: i64) -> String {
+    let secs = micros.div_euclid(1_000_000);
+    let frac = micros.rem_euclid(1_000_000);
+    let mut s = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    if frac != 0 {
+        s.push_str(&format!(".{frac:06}"));
+    }
+    s
+}
+
+/// Microseconds since 2000-01-01 00:00 as ISO `YYYY-MM-DDTHH:MM:SS[.ffffff]`.
+fn timestamp_text(micros: i64) -> String {
+    match micros {
+        i64::MAX => return "infinity".into(),
+        i64::MIN => return "-infinity".into(),
+        _ => {}
+    }
+    let day = micros.div_euclid(86_400_000_000);
+    let rest = micros.rem_euclid(86_400_000_000);
+    format!("{}T{}", date_text(day), time_text(rest))
+}
+
+fn uuid_text(raw: &[u8]) -> String {
+    let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    if hex.len() != 32 {
+        return hex;
+    }
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_times() {
+        assert_eq!(date_text(0), "2000-01-01");
+        assert_eq!(date_text(-1), "1999-12-31");
+        assert_eq!(date_text(59), "2000-02-29");
+        assert_eq!(date_text(8_725), "2023-11-21");
+        assert_eq!(time_text(3_723_000_001), "01:02:03.000001");
+        assert_eq!(timestamp_text(-1), "1999-12-31T23:59:59.999999".to_string());
+        assert_eq!(timestamp_text(86_400_000_000), "2000-01-02T00:00:00");
+    }
+
+    #[test]
+    fn numerics() {
+        // 12345.678: weight 1, digits [1, 2345, 6780], dscale 3.
+        let mut raw = Vec::new();
+        for v in [3i16, 1, 0, 3, 1, 2345, 6780] {
+            raw.extend_from_slice(&v.to_be_bytes());
+        }
+        assert_eq!(numeric(&raw).unwrap(), 12345.678);
+        // -0.05: weight -1, digits [500], sign negative.
+        let mut raw = Vec::new();
+        for v in [1i16, -1, 0x4000, 2, 500] {
+            raw.extend_from_slice(&v.to_be_bytes());
+        }
+        assert_eq!(numeric(&raw).unwrap(), -0.05);
+        // zero: no digits.
+        let raw: Vec<u8> = [0i16, 0, 0, 0]
+            .iter()
+            .flat_map(|v| v.to_be_bytes())
+            .collect();
+        assert_eq!(numeric(&raw).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn reals_keep_their_decimal_form() {
+        let v = decode(&Type::FLOAT4, &1.1f32.to_be_bytes()).unwrap();
+        assert_eq!(v, Value::Real(1.1));
+    }
+
+    #[test]
+    fn intervals_count_months_as_30_days() {
+        let mut raw = Vec::new();
+        raw.extend_from_slice(&1_000_000i64.to_be_bytes());
+        raw.extend_from_slice(&2i32.to_be_bytes());
+        raw.extend_from_slice(&13i32.to_be_bytes());
+        let ns = (365 + 30 + 2) * 86_400_000_000_000i64 + 1_000_000_000;
+        assert_eq!(decode(&Type::INTERVAL, &raw).unwrap(), Value::Int(ns));
+    }
+}

@@ -1,0 +1,302 @@
+//! The PostgreSQL backend against a real server.
+//!
+//! * `postgres::read_only`: hostile predictions, run through the backend connected as a
+//!   **superuser** (so no privilege stops them; only the backend's own defences do), leave a
+//!   scratch database's content, tables and settings exactly as they were, and the session keeps
+//!   working afterwards;
+//! * `postgres::types`: values decode as psycopg2 + pandas would see them;
+//! * `postgres::timeout`: a long query is cancelled at the statement timeout.
+//!
+//! Needs `SQLSUITE_POSTGRES_ADMIN`, a superuser connection string (`.ci/postgres start` prints
+//! one); without it the trials are reported as ignored with the reason, and fail under
+//! `SQLSUITE_REQUIRE_SHARED=1` (as in CI, which starts a server).
+
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use postgres::{Client, Config, NoTls};
+use sqlsuite::backend::postgres::Postgres;
+use sqlsuite::backend::{Backend, Database, ExecError, Limits};
+use sqlsuite::denotation::{ColumnType, Value};
+use sqlsuite::harness;
+
+const ADMIN_ENV: &str = "SQLSUITE_POSTGRES_ADMIN";
+const SCRATCH: &str = "sqlsuite_scratch";
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let admin = std::env::var(ADMIN_ENV).ok().filter(|v| !v.is_empty());
+    let names = [
+        "postgres::read_only",
+        "postgres::types",
+        "postgres::timeout",
+    ];
+    let trials = match admin {
+        None => names
+            .iter()
+            .map(|name| {
+                let why = format!(
+                    "no PostgreSQL server configured: {ADMIN_ENV} is not set (`.ci/postgres start`)"
+                );
+                let required = harness::data_required();
+                Trial::ignorable_test(*name, move || {
+                    if required {
+                        Err(Failed::from(format!(
+                            "{why} ({}=1)",
+                            harness::REQUIRE_DATA_ENV
+                        )))
+                    } else {
+                        Ok(Completion::ignored_with(why))
+                    }
+                })
+            })
+            .collect(),
+        Some(conn) => {
+            let (c1, c2, c3) = (conn.clone(), conn.clone(), conn);
+            vec![
+                Trial::test(names[0], move || read_only(&c1)),
+                Trial::test(names[1], move || types(&c2)),
+                Trial::test(names[2], move || timeout(&c3)),
+            ]
+        }
+    };
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// A client error with the server's message (the `Display` of `postgres::Error` is terse).
+fn pg(e: postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}: {}", db.code().code(), db.message()),
+        None => e.to_string(),
+    }
+}
+
+fn connect(conn: &str, db: &str) -> Result<Client, Failed> {
+    let mut config = Config::from_str(conn).map_err(pg)?;
+    config.dbname(db);
+    Ok(config.connect(NoTls).map_err(pg)?)
+}
+
+/// Everything a prediction could change that we can see: the rows of every table, the list of
+/// relations, functions and large objects, and the database-level settings.
+fn fingerprint(client: &mut Client) -> Result<String, Failed> {
+    let mut out = String::new();
+    for query in [
+        "SELECT string_agg(t::text, ';' ORDER BY t::text) FROM victim t",
+        "SELECT string_agg(relname || ':' || relkind::text, ',' ORDER BY relname) FROM pg_class \
+         WHERE relnamespace = 'public'::regnamespace",
+        "SELECT count(*)::text FROM pg_proc WHERE pronamespace = 'public'::regnamespace",
+        "SELECT count(*)::text FROM pg_largeobject_metadata",
+        "SELECT coalesce(string_agg(array_to_string(setconfig, ','), ';'), '') \
+         FROM pg_db_role_setting",
+        "SELECT last_value::text FROM victim_seq",
+    ] {
+        let row = client.query_one(query, &[]).map_err(pg)?;
+        let v: Option<String> = row.get(0);
+        out.push_str(&v.unwrap_or_default());
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+fn read_only(admin: &str) -> Result<(), Failed> {
+    let mut root = connect(admin, "postgres")?;
+    root.batch_execute(&format!("DROP DATABASE IF EXISTS {SCRATCH}"))
+        .map_err(pg)?;
+    root.batch_execute(&format!("CREATE DATABASE {SCRATCH}"))
+        .map_err(pg)?;
+    let result = hostile_predictions(admin);
+    root.batch_execute(&format!("DROP DATABASE IF EXISTS {SCRATCH} WITH (FORCE)"))
+        .map_err(pg)?;
+    result
+}
+
+fn hostile_predictions(admin: &str) -> Result<(), Failed> {
+    let mut setup = connect(admin, SCRATCH)?;
+    setup
+        .batch_execute(
+            "CREATE TABLE victim (id int PRIMARY KEY, name text); \
+             INSERT INTO victim VALUES (1, 'a'), (2, 'b'); \
+             CREATE SEQUENCE victim_seq;",
+        )
+        .map_err(pg)?;
+    let before = fingerprint(&mut setup)?;
+    let backend = Postgres::new(admin)?;
+    let db = Database::new(SCRATCH);
+    let limits = Limits {
+        timeout: Duration::from_millis(2000),
+        ..Limits::default()
+    };
+    let hostile = [
+        "DELETE FROM victim",
+        "DELETE FROM victim RETURNING *",
+        "UPDATE victim SET name = 'x' RETURNING id",
+        "INSERT INTO victim VALUES (3, 'c') RETURNING id",
+        "WITH d AS (DELETE FROM victim RETURNING *) SELECT * FROM d",
+        "DROP TABLE victim",
+        "SELECT 1; DROP TABLE victim",
+        "SELECT 1 FROM victim; DELETE FROM victim",
+        "COMMIT",
+        "ROLLBACK; DELETE FROM victim",
+        "SET TRANSACTION READ WRITE",
+        "SELECT set_config('transaction_read_only', 'off', false)",
+        "SELECT set_config('default_transaction_read_only', 'off', false)",
+        "CREATE TABLE planted (a int)",
+        "SELECT * INTO planted FROM victim",
+        "CREATE TEMP TABLE planted AS SELECT * FROM victim",
+        "CREATE FUNCTION f() RETURNS int AS 'SELECT 1' LANGUAGE sql",
+        "DO $$ BEGIN DELETE FROM victim; END $$",
+        "SELECT nextval('victim_seq')",
+        "SELECT setval('victim_seq', 100)",
+        "SELECT lo_create(0)",
+        "SELECT lo_import('/etc/hostname')",
+        "COPY victim TO STDOUT",
+        "COPY victim FROM STDIN",
+        "ALTER DATABASE sqlsuite_scratch SET work_mem = '1MB'",
+        "VACUUM victim",
+        "LOCK TABLE victim",
+        "PREPARE p AS DELETE FROM victim",
+        "SELECT pg_terminate_backend(pg_backend_pid())",
+    ];
+    let mut problems = Vec::new();
+    for sql in hostile {
+        match backend.execute(&db, sql, &limits) {
+            Ok(t) if sql.starts_with("SELECT pg_terminate_backend") => {
+                problems.push(format!("{sql}: returned {:?}", t.rows));
+            }
+            Ok(_) if sql.starts_with("SELECT set_config") || sql.starts_with("SELECT lo_") => {
+                // These run even in a read-only transaction (as a superuser); their effects are
+                // transactional and rolled back, which the fingerprint below checks.
+            }
+            Ok(t) => problems.push(format!("{sql}: ran and returned {} rows", t.rows.len())),
+            Err(ExecError::Sql(_)) | Err(ExecError::Open { .. }) => {}
+            Err(e) => problems.push(format!("{sql}: unexpected error {e:?}")),
+        }
+        // The session still answers after every attempt (a killed one is replaced).
+        match backend.execute(&db, "SELECT count(*) FROM victim", &limits) {
+            Ok(t) if t.rows == vec![vec![Value::Int(2)]] => {}
+            other => problems.push(format!("after {sql}: victim reads {other:?}")),
+        }
+    }
+    let after = fingerprint(&mut setup)?;
+    if before != after {
+        problems.push(format!(
+            "database changed:\nbefore:\n{before}\nafter:\n{after}"
+        ));
+    }
+    if problems.is_empty() {
+        println!(
+            "{} hostile predictions run as a superuser: the database is unchanged",
+            hostile.len()
+        );
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
+}
+
+fn types(admin: &str) -> Result<(), Failed> {
+    let backend = Postgres::new(admin)?;
+    let db = Database::new("postgres");
+    let t = backend
+        .execute(
+            &db,
+            "SELECT true AS b, 7::int2 AS s, 9000000000::int8 AS l, 12.34::numeric(10,2) AS n, \
+             1.1::real AS r, 0.1::float8 AS d, 'ab'::char(3) AS c, 'x'::varchar AS v, \
+             DATE '2024-02-29' AS dt, TIME '13:45:00.5' AS tm, \
+             TIMESTAMP '2024-01-31 13:45:00' AS ts, TIMESTAMPTZ '2024-01-31 13:45:00+02' AS tz, \
+             INTERVAL '1 day 02:00:00' AS iv, NULL::int AS nul, 'NaN'::numeric AS nan, \
+             '5c0a6b9e-3b1c-4f34-9a3e-2d3f1b2c4d5e'::uuid AS u, '{\"k\": 1}'::jsonb AS j",
+            &Limits::default(),
+        )
+        .map_err(|e| e.to_string())?;
+    let row = &t.rows[0];
+    let expect = [
+        ("b", Value::Int(1), ColumnType::Bool),
+        ("s", Value::Int(7), ColumnType::Plain),
+        ("l", Value::Int(9_000_000_000), ColumnType::Plain),
+        ("n", Value::Real(12.34), ColumnType::Plain),
+        ("r", Value::Real(1.1), ColumnType::Plain),
+        ("d", Value::Real(0.1), ColumnType::Plain),
+        ("c", Value::Text("ab ".into()), ColumnType::Plain),
+        ("v", Value::Text("x".into()), ColumnType::Plain),
+        ("dt", Value::Text("2024-02-29".into()), ColumnType::Date),
+        (
+            "tm",
+            Value::Text("13:45:00.500000".into()),
+            ColumnType::Time,
+        ),
+        (
+            "ts",
+            Value::Text("2024-01-31T13:45:00".into()),
+            ColumnType::Timestamp,
+        ),
+        (
+            "tz",
+            Value::Text("2024-01-31T11:45:00+00:00".into()),
+            ColumnType::TimestampTz,
+        ),
+        (
+            "iv",
+            Value::Int(26 * 3_600_000_000_000),
+            ColumnType::Interval,
+        ),
+        ("nul", Value::Null, ColumnType::Plain),
+        (
+            "u",
+            Value::Text("5c0a6b9e-3b1c-4f34-9a3e-2d3f1b2c4d5e".into()),
+            ColumnType::Plain,
+        ),
+        ("j", Value::Text("{\"k\": 1}".into()), ColumnType::Plain),
+    ];
+    let mut problems = Vec::new();
+    for (name, value, kind) in expect {
+        let Some(j) = t.columns.iter().position(|c| c == name) else {
+            problems.push(format!("no column {name}"));
+            continue;
+        };
+        if row[j] != value || t.column_types[j] != kind {
+            problems.push(format!(
+                "{name}: got {:?} {:?}, want {value:?} {kind:?}",
+                row[j], t.column_types[j]
+            ));
+        }
+    }
+    let nan = t.columns.iter().position(|c| c == "nan");
+    if !nan.is_some_and(|j| matches!(row[j], Value::Real(f) if f.is_nan())) {
+        problems.push("numeric NaN does not read as a float NaN".into());
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
+}
+
+fn timeout(admin: &str) -> Result<(), Failed> {
+    let backend = Postgres::new(admin)?;
+    let db = Database::new("postgres");
+    let limits = Limits {
+        timeout: Duration::from_millis(300),
+        ..Limits::default()
+    };
+    let start = Instant::now();
+    let r = backend.execute(&db, "SELECT pg_sleep(30)", &limits);
+    let took = start.elapsed();
+    if !matches!(r, Err(ExecError::Timeout { ms: 300 })) {
+        return Err(format!("pg_sleep(30) gave {r:?}").into());
+    }
+    // Bounded rows: a huge result stops at max_rows + 1 without transferring the rest.
+    let few = Limits {
+        max_rows: 10,
+        ..Limits::default()
+    };
+    let r = backend.execute(&db, "SELECT generate_series(1, 100000000)", &few);
+    if !matches!(r, Err(ExecError::TooManyRows { limit: 10 })) {
+        return Err(format!("a 10^8-row result gave {r:?}").into());
+    }
+    println!("pg_sleep(30) interrupted after {took:?}");
+    Ok(())
+}
