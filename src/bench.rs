@@ -106,6 +106,12 @@ fn raw_baseline(eval: &Evaluation) -> anyhow::Result<Raw> {
 
 pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode> {
     let mut loaded = sqlsuite::Manifest::load(manifest)?;
+    if loaded.metrics.sqleval.is_some() {
+        if let (Some(ms), Some(options)) = (timeout_ms, loaded.metrics.sqleval.as_mut()) {
+            options.timeout_ms = ms;
+        }
+        return crate::bench_sqleval::run(loaded);
+    }
     if let (Some(ms), Some(exec)) = (timeout_ms, loaded.metrics.exec.as_mut()) {
         exec.timeout_ms = ms;
     }
@@ -235,7 +241,10 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
 
 /// Evaluates every prediction in parallel, timing each; returns the wall time and the slowest
 /// item (time, set, index).
-fn timed(eval: &Evaluation, label: &str) -> (Duration, Option<(Duration, usize, usize)>) {
+pub(crate) fn timed(
+    eval: &Evaluation,
+    label: &str,
+) -> (Duration, Option<(Duration, usize, usize)>) {
     use rayon::prelude::*;
     let (sets, items) = (eval.dataset.predictions.len(), eval.items().len());
     let bar = Progress::new((sets * items) as u64, label);

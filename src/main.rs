@@ -4,6 +4,7 @@
 //! * `sqlsuite bench <manifest>`
 
 mod bench;
+mod bench_sqleval;
 mod progress;
 
 use std::path::PathBuf;

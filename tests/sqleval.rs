@@ -11,6 +11,10 @@
 //!   departs from the reference are listed with the rule behind each;
 //! * `sqleval::reference::<dialect>::compare`: the comparison alone, on the reference's result
 //!   tables (`gold_rows` / `cand_rows`): compat agrees on 100 %; default-mode changes are listed;
+//! * `sqleval::questions::<dialect>::gold_against_itself`: the shipped questions file (all eleven
+//!   databases, five of them outside the pairs) read as a dataset, with the first expanded
+//!   alternative of every gold as the prediction (a JSON-lines file keyed by index, written in
+//!   reverse order): every one must be an exact match on the dialect's backend;
 //! * `sqleval::reference::<dialect>::expand`: `expand_gold(gold)` equals the reference's
 //!   expanded alternatives.
 //!
@@ -69,6 +73,16 @@ fn main() -> ExitCode {
             trials.push(Trial::test(
                 format!("sqleval::reference::{dialect}::expand"),
                 move || check_expand(&f2),
+            ));
+        }
+    }
+    let questions_dir = dir.parent().map(Path::to_path_buf).unwrap_or_default();
+    for dialect in DIALECTS {
+        let questions = questions_dir.join(format!("questions_gen_{dialect}.csv"));
+        if questions.is_file() {
+            trials.push(Trial::ignorable_test(
+                format!("sqleval::questions::{dialect}::gold_against_itself"),
+                move || gold_against_itself(dialect, &questions),
             ));
         }
     }
@@ -484,5 +498,77 @@ fn check_expand(path: &std::path::Path) -> Result<(), Failed> {
         Ok(())
     } else {
         Err(differences.join("\n").into())
+    }
+}
+
+/// The questions file as a dataset, each gold's first alternative as its prediction.
+fn gold_against_itself(dialect: &str, questions: &Path) -> Result<Completion, Failed> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let items =
+        sqlsuite::dataset::sqleval::read_gold(questions, None).map_err(|e| e.to_string())?;
+    let metric = sqlsuite::metric::sqleval::Sqleval::new(Default::default());
+    let mut lines = Vec::new();
+    for item in items.iter().rev() {
+        let first = metric
+            .alternatives(&item.gold)
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{}: the gold expands to nothing", item.source))?;
+        lines.push(serde_json::json!({"index": item.index, "generated_query": first}).to_string());
+    }
+    let predictions = dir.path().join("first_alternatives.jsonl");
+    std::fs::write(&predictions, lines.join("\n")).map_err(|e| e.to_string())?;
+    let shared = questions.parent().unwrap_or(Path::new("."));
+    let databases = match dialect {
+        "postgres" => "backend = \"postgres\"".to_owned(),
+        _ => format!("path = {:?}", shared.join("sqlite/{db_id}.sqlite")),
+    };
+    let text = format!(
+        "[dataset]\nname = \"questions_{dialect}\"\nformat = \"sqleval\"\ngold = {:?}\n\
+         when_missing = \"ignore\"\n[databases]\n{databases}\n[[predictions]]\n\
+         name = \"first_alternative\"\nfile = {:?}\n[metrics.sqleval]\n",
+        questions.display().to_string(),
+        predictions.display().to_string(),
+    );
+    let manifest_path = dir.path().join("questions.toml");
+    let manifest = match Manifest::parse(&manifest_path, &text) {
+        Ok(m) => m,
+        Err(sqlsuite::manifest::LoadError::Unavailable(why)) => {
+            let why: Vec<String> = why.iter().map(ToString::to_string).collect();
+            if harness::data_required() {
+                return Err(why.join("; ").into());
+            }
+            return Ok(Completion::ignored_with(why.join("; ")));
+        }
+        Err(e) => return Err(e.to_string().into()),
+    };
+    let eval = Evaluation::new(manifest).map_err(|e| e.to_string())?;
+    eval.evaluate_set(0, &|| {});
+    let mut wrong = Vec::new();
+    let mut categories = std::collections::BTreeSet::new();
+    for (i, item) in eval.items().iter().enumerate() {
+        categories.insert(item.category.clone().unwrap_or_default());
+        let v = eval
+            .result(0, i)
+            .verdict("sqleval")
+            .cloned()
+            .ok_or("no sqleval verdict")?;
+        if v.code != "correct" {
+            wrong.push(format!(
+                "{} ({}): {} {}",
+                item.source, item.db_id, v.code, v.reason
+            ));
+        }
+    }
+    println!(
+        "{dialect}: {} of {} golds match their own first alternative exactly ({} categories)",
+        eval.items().len() - wrong.len(),
+        eval.items().len(),
+        categories.len()
+    );
+    if wrong.is_empty() && eval.items().len() == 210 && categories.len() == 6 {
+        Ok(Completion::Completed)
+    } else {
+        Err(wrong.join("\n").into())
     }
 }

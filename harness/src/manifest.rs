@@ -810,4 +810,57 @@ min_accuracy = { exec = 0.5 }
         assert!(e.message.contains("{db_id}"), "{e}");
         assert_eq!(e.line, 8);
     }
+
+    #[test]
+    fn postgres_databases_are_named_and_need_a_connection() {
+        let pg = GOOD
+            .replace(
+                "path = \"db/{db_id}.sqlite\"",
+                "backend = \"postgres\"\nconnection_env = \"SQLSUITE_TEST_NO_SUCH_VAR\"",
+            )
+            .replace(
+                "format = \"spider\"",
+                "format = \"spider\"\nwhen_missing = \"ignore\"",
+            );
+        let dir = write_tree();
+        match Manifest::parse(&dir.path().join("m.toml"), &pg) {
+            Err(LoadError::Unavailable(reasons)) => {
+                let r = reasons[0].to_string();
+                assert!(r.contains("SQLSUITE_TEST_NO_SUCH_VAR is not set"), "{r}");
+                assert!(r.contains("m.toml:10:18"), "{r}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = error_of(&GOOD.replace(
+            "path = \"db/{db_id}.sqlite\"",
+            "backend = \"postgres\"\npath = \"db/{db_id}.sqlite\"",
+        ));
+        assert!(e.message.contains("named, not files"), "{e}");
+        let e = error_of(&GOOD.replace("[databases]", "[databases]\nname = \"{db_id}\""));
+        assert!(e.message.contains("is for backend = \"postgres\""), "{e}");
+    }
+
+    #[test]
+    fn table_columns_only_for_sqleval() {
+        let e = error_of(&GOOD.replace("file = \"p.txt\"", "file = \"p.txt\"\ncolumn = \"sql\""));
+        assert!(e.message.contains("format = \"sqleval\""), "{e}");
+        let dir = write_tree();
+        let text = GOOD
+            .replace(
+                "format = \"spider\"",
+                "format = \"sqleval\"\ngold_column = \"gold\"",
+            )
+            .replace(
+                "[metrics.exec]\ntimeout_ms = 500",
+                "[metrics.sqleval]\ncompat = \"sqleval\"",
+            )
+            .replace("exec = 0.5", "sqleval = 0.5");
+        let m = Manifest::parse(&dir.path().join("m.toml"), &text).unwrap();
+        assert_eq!(m.gold_column.as_deref(), Some("gold"));
+        assert_eq!(
+            m.metrics.sqleval.unwrap().compat,
+            Some(crate::metric::sqleval::Compat::Sqleval)
+        );
+        assert!(m.metrics.exec.is_none());
+    }
 }

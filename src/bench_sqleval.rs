@@ -1,0 +1,150 @@
+//! `sqlsuite bench` for a SQL-Eval manifest: the evaluation of every (gold, prediction) pair,
+//! timed against a baseline measured in the same run on the same engine — a plain client (raw
+//! rusqlite, or the `postgres` crate's simple query) on one thread, running every expanded gold
+//! alternative and every prediction once per item, as the reference's loop does, with no
+//! comparison, no read-only transaction and no memoisation.
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use sqlsuite::backend::Database;
+use sqlsuite::manifest::BackendKind;
+use sqlsuite::metric::sqleval::Sqleval;
+use sqlsuite::metric::{is_correct_code, Status};
+use sqlsuite::{Evaluation, Manifest};
+
+use crate::progress::Progress;
+
+/// A plain client for the manifest's engine.
+enum Raw {
+    Sqlite(HashMap<Database, rusqlite::Connection>),
+    Postgres(String, HashMap<Database, postgres::Client>),
+}
+
+impl Raw {
+    /// Runs `sql` to completion, reading every row; errors are part of the work, not failures.
+    fn run(&mut self, db: &Database, sql: &str) -> anyhow::Result<()> {
+        match self {
+            Raw::Sqlite(conns) => {
+                if !conns.contains_key(db) {
+                    let c = rusqlite::Connection::open_with_flags(
+                        db.path(),
+                        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+                    )?;
+                    conns.insert(db.clone(), c);
+                }
+                let Some(conn) = conns.get(db) else {
+                    return Ok(());
+                };
+                let run = || -> rusqlite::Result<()> {
+                    let mut stmt = conn.prepare(sql)?;
+                    let n = stmt.column_count();
+                    let mut rows = stmt.raw_query();
+                    while let Some(row) = rows.next()? {
+                        for i in 0..n {
+                            std::hint::black_box(row.get_ref(i)?);
+                        }
+                    }
+                    Ok(())
+                };
+                let _ = run();
+            }
+            Raw::Postgres(connection, clients) => {
+                if !clients.contains_key(db) {
+                    let mut config = postgres::Config::from_str(connection)?;
+                    config.dbname(&db.path().to_string_lossy());
+                    clients.insert(db.clone(), config.connect(postgres::NoTls)?);
+                }
+                let Some(client) = clients.get_mut(db) else {
+                    return Ok(());
+                };
+                let _ = std::hint::black_box(client.simple_query(sql));
+            }
+        }
+        Ok(())
+    }
+}
+
+pub fn run(mut manifest: Manifest) -> anyhow::Result<ExitCode> {
+    manifest.cache = None;
+    let options = manifest.metrics.sqleval.clone().unwrap_or_default();
+    let metric = Sqleval::new(options);
+    let eval = Evaluation::new(manifest)?;
+    let (sets, items) = (eval.dataset.predictions.len(), eval.items().len());
+    let backend = format!("{:?}", eval.manifest.backend).to_lowercase();
+    println!(
+        "bench {} on {backend}: {sets} prediction sets × {items} items",
+        eval.dataset.name
+    );
+
+    let mut jobs: Vec<(Database, String)> = Vec::new();
+    for (i, item) in eval.items().iter().enumerate() {
+        let Ok(dbs) = &eval.dataset.databases[i] else {
+            continue;
+        };
+        for db in dbs {
+            for set in 0..sets {
+                jobs.push((db.clone(), eval.prediction(set, i).to_owned()));
+                for alt in metric.alternatives(&item.gold) {
+                    jobs.push((db.clone(), alt));
+                }
+            }
+        }
+    }
+    let mut raw = match eval.manifest.backend {
+        BackendKind::Sqlite => Raw::Sqlite(HashMap::new()),
+        BackendKind::Postgres => Raw::Postgres(
+            eval.manifest.connection.clone().unwrap_or_default(),
+            HashMap::new(),
+        ),
+    };
+    let bar = Progress::new(jobs.len() as u64, "raw client");
+    let start = Instant::now();
+    for (db, sql) in &jobs {
+        raw.run(db, sql)?;
+        bar.inc();
+    }
+    let raw_wall = start.elapsed();
+    bar.finish();
+    let secs = |d: Duration| d.as_secs_f64();
+    println!(
+        "raw {backend} client, 1 thread, {} queries (each item's gold alternatives and \
+         prediction): {:.3} s",
+        jobs.len(),
+        secs(raw_wall)
+    );
+
+    let (wall, worst) = crate::bench::timed(&eval, "evaluating sqleval");
+    let mut correct = 0;
+    let mut exact = 0;
+    for s in 0..sets {
+        for i in 0..items {
+            if let Some(v) = eval.result(s, i).verdict("sqleval") {
+                if v.status == Status::Correct && is_correct_code(&v.code) {
+                    correct += 1;
+                    exact += usize::from(v.code == "correct");
+                }
+            }
+        }
+    }
+    println!(
+        "sqlsuite eval ({} threads, cold caches): {:.3} s wall for {} pairs = {:.0} pairs/s \
+         ({correct} correct, {exact} exact); slowest item {}",
+        rayon::current_num_threads(),
+        secs(wall),
+        sets * items,
+        (sets * items) as f64 / secs(wall).max(1e-9),
+        worst.map_or_else(String::new, |(d, s, i)| format!(
+            "{}::{i} {:.3} s",
+            eval.dataset.predictions[s].name,
+            secs(d)
+        ))
+    );
+    println!(
+        "ratio eval wall / raw client: {:.3}",
+        secs(wall) / secs(raw_wall).max(1e-9)
+    );
+    Ok(ExitCode::SUCCESS)
+}
