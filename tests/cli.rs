@@ -249,3 +249,67 @@ fn hostile_predictions_cannot_change_a_byte() {
     assert!(!dir.path().join("evil.sqlite").exists());
     assert!(!dir.path().join("copy.sqlite").exists());
 }
+
+/// A small SQL-Eval dataset of our own: questions CSV, a `.sql` script database, predictions CSV.
+fn sqleval_dataset(dir: &Path, predictions: &str) -> PathBuf {
+    std::fs::create_dir_all(dir.join("db")).unwrap();
+    std::fs::write(
+        dir.join("db/shop.sql"),
+        "CREATE TABLE item(id INTEGER, name TEXT, price REAL);\n\
+         INSERT INTO item VALUES (1, 'pen', 1.5), (2, 'ink', 7.0), (3, 'pad', 3.25);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("questions.csv"),
+        "question,query,db_name,query_category\n\
+         Which items cost more than 2?,\"SELECT {id, name} FROM item WHERE price > 2\",shop,where\n\
+         List items sorted by price,SELECT name FROM item ORDER BY price DESC,shop,order_by\n\
+         How many items?,SELECT COUNT(*) FROM item;SELECT COUNT(id) FROM item,shop,count\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("predictions.csv"), predictions).unwrap();
+    let m = dir.join("sqleval.toml");
+    std::fs::write(
+        &m,
+        "[dataset]\nname = \"shop\"\nformat = \"sqleval\"\ngold = \"questions.csv\"\n\
+         [databases]\npath = \"db/{db_id}.sql\"\n\
+         [[predictions]]\nname = \"model\"\nfile = \"predictions.csv\"\n",
+    )
+    .unwrap();
+    m
+}
+
+#[test]
+fn sqleval_reports_categories_and_exact_vs_subset() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = sqleval_dataset(
+        dir.path(),
+        "question,generated_query\n\
+         a,\"SELECT name, price FROM item WHERE price > 2\"\n\
+         b,SELECT name FROM item ORDER BY price\n\
+         c,SELECT COUNT(*) AS n FROM item\n",
+    );
+    let out = sqlsuite(&["eval", m.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("sqleval: 2/3 correct = 66.67% (3 items, 1 incorrect)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("correct, by kind: exact 1, subset 1"), "{stdout}");
+    assert!(stdout.contains("not correct, by reason: no_match 1"), "{stdout}");
+    assert!(stdout.contains("order_by      1       1        0     0.00%"), "{stdout}");
+}
+
+#[test]
+fn sqleval_prediction_rows_must_match_the_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = sqleval_dataset(dir.path(), "generated_query\nSELECT 1\nSELECT 2\n");
+    let out = sqlsuite(&["eval", m.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("predictions.csv has 2 rows but gold file"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("questions.csv has 3 items"), "{stderr}");
+}

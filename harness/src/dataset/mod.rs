@@ -72,13 +72,15 @@ pub enum DatasetError {
     #[error("{}: {message}", path.display())]
     File { path: PathBuf, message: String },
     #[error(
-        "prediction file {} has {predictions} lines but gold file {} has {gold} items; \
-         predictions must be aligned one per line with the gold",
-        prediction_file.display(), gold_file.display()
+        "prediction file {} has {predictions} {} but gold file {} has {gold} items; \
+         predictions must be aligned one per item with the gold",
+        prediction_file.display(), unit, gold_file.display()
     )]
     CountMismatch {
         prediction_file: PathBuf,
         predictions: usize,
+        /// What a prediction is in that file: `lines` or `rows`.
+        unit: &'static str,
         gold_file: PathBuf,
         gold: usize,
     },
@@ -119,9 +121,14 @@ impl Dataset {
                 }
             };
             if queries.len() != items.len() {
+                let table = manifest.format == Format::Sqleval
+                    && p.file.extension().is_some_and(|e| {
+                        ["csv", "tsv", "jsonl"].contains(&e.to_string_lossy().to_lowercase().as_str())
+                    });
                 return Err(DatasetError::CountMismatch {
                     prediction_file: p.file.clone(),
                     predictions: queries.len(),
+                    unit: if table { "rows" } else { "lines" },
                     gold_file: manifest.gold.clone(),
                     gold: items.len(),
                 });
