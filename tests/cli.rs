@@ -295,9 +295,18 @@ fn sqleval_reports_categories_and_exact_vs_subset() {
         stdout.contains("sqleval: 2/3 correct = 66.67% (3 items, 1 incorrect)"),
         "{stdout}"
     );
-    assert!(stdout.contains("correct, by kind: exact 1, subset 1"), "{stdout}");
-    assert!(stdout.contains("not correct, by reason: no_match 1"), "{stdout}");
-    assert!(stdout.contains("order_by      1       1        0     0.00%"), "{stdout}");
+    assert!(
+        stdout.contains("correct, by kind: exact 1, subset 1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("not correct, by reason: no_match 1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("order_by      1       1        0     0.00%"),
+        "{stdout}"
+    );
 }
 
 #[test]

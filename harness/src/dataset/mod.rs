@@ -123,7 +123,8 @@ impl Dataset {
             if queries.len() != items.len() {
                 let table = manifest.format == Format::Sqleval
                     && p.file.extension().is_some_and(|e| {
-                        ["csv", "tsv", "jsonl"].contains(&e.to_string_lossy().to_lowercase().as_str())
+                        ["csv", "tsv", "jsonl"]
+                            .contains(&e.to_string_lossy().to_lowercase().as_str())
                     });
                 return Err(DatasetError::CountMismatch {
                     prediction_file: p.file.clone(),
