@@ -37,7 +37,7 @@ fn raw_open(db: &Database) -> rusqlite::Result<Connection> {
 
 /// Runs one query to completion (or its timeout), reading every value. Returns whether it
 /// timed out.
-fn raw_execute(conn: &Connection, sql: &str, timeout: Duration) -> bool {
+pub(crate) fn raw_execute(conn: &Connection, sql: &str, timeout: Duration) -> bool {
     let deadline = Instant::now() + timeout;
     conn.progress_handler(2_000, Some(move || Instant::now() >= deadline));
     let run = || -> rusqlite::Result<()> {

@@ -25,7 +25,7 @@ enum Raw {
 
 impl Raw {
     /// Runs `sql` to completion, reading every row; errors are part of the work, not failures.
-    fn run(&mut self, db: &Database, sql: &str) -> anyhow::Result<()> {
+    fn run(&mut self, db: &Database, sql: &str, timeout: Duration) -> anyhow::Result<()> {
         match self {
             Raw::Sqlite(conns) => {
                 if !conns.contains_key(db) {
@@ -38,24 +38,18 @@ impl Raw {
                 let Some(conn) = conns.get(db) else {
                     return Ok(());
                 };
-                let run = || -> rusqlite::Result<()> {
-                    let mut stmt = conn.prepare(sql)?;
-                    let n = stmt.column_count();
-                    let mut rows = stmt.raw_query();
-                    while let Some(row) = rows.next()? {
-                        for i in 0..n {
-                            std::hint::black_box(row.get_ref(i)?);
-                        }
-                    }
-                    Ok(())
-                };
-                let _ = run();
+                crate::bench::raw_execute(conn, sql, timeout);
             }
             Raw::Postgres(connection, clients) => {
                 if !clients.contains_key(db) {
                     let mut config = postgres::Config::from_str(connection)?;
                     config.dbname(&db.path().to_string_lossy());
-                    clients.insert(db.clone(), config.connect(postgres::NoTls)?);
+                    let mut client = config.connect(postgres::NoTls)?;
+                    client.batch_execute(&format!(
+                        "SET statement_timeout = {}",
+                        timeout.as_millis().max(1)
+                    ))?;
+                    clients.insert(db.clone(), client);
                 }
                 let Some(client) = clients.get_mut(db) else {
                     return Ok(());
@@ -70,6 +64,7 @@ impl Raw {
 pub fn run(mut manifest: Manifest) -> anyhow::Result<ExitCode> {
     manifest.cache = None;
     let options = manifest.metrics.sqleval.clone().unwrap_or_default();
+    let timeout = Duration::from_millis(options.timeout_ms);
     let metric = Sqleval::new(options);
     let eval = Evaluation::new(manifest)?;
     let (sets, items) = (eval.dataset.predictions.len(), eval.items().len());
@@ -103,7 +98,7 @@ pub fn run(mut manifest: Manifest) -> anyhow::Result<ExitCode> {
     let bar = Progress::new(jobs.len() as u64, "raw client");
     let start = Instant::now();
     for (db, sql) in &jobs {
-        raw.run(db, sql)?;
+        raw.run(db, sql, timeout)?;
         bar.inc();
     }
     let raw_wall = start.elapsed();

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use libtest_mimic::{Arguments, Failed, Trial};
 use postgres::{Client, Config, NoTls};
 use sqlsuite::backend::postgres::Postgres;
 use sqlsuite::backend::{Backend, Database, ExecError, Limits};
@@ -37,20 +37,13 @@ fn main() -> ExitCode {
         None => names
             .iter()
             .map(|name| {
-                let why = format!(
-                    "no PostgreSQL server configured: {ADMIN_ENV} is not set (`.ci/postgres start`)"
-                );
-                let required = harness::data_required();
-                Trial::ignorable_test(*name, move || {
-                    if required {
-                        Err(Failed::from(format!(
-                            "{why} ({}=1)",
-                            harness::REQUIRE_DATA_ENV
-                        )))
-                    } else {
-                        Ok(Completion::ignored_with(why))
-                    }
-                })
+                harness::unavailable_trial(
+                    *name,
+                    format!(
+                        "no PostgreSQL server configured: {ADMIN_ENV} is not set \
+                         (`.ci/postgres start`)"
+                    ),
+                )
             })
             .collect(),
         Some(conn) => {

@@ -48,20 +48,7 @@ fn main() -> ExitCode {
     let mut trials = Vec::new();
     if !dir.is_dir() {
         let why = format!("data unavailable: {} is missing", dir.display());
-        let required = harness::data_required();
-        trials.push(Trial::ignorable_test(
-            "sqleval::reference::data",
-            move || {
-                if required {
-                    Err(Failed::from(format!(
-                        "{why} ({}=1)",
-                        harness::REQUIRE_DATA_ENV
-                    )))
-                } else {
-                    Ok(Completion::ignored_with(why))
-                }
-            },
-        ));
+        trials.push(harness::unavailable_trial("sqleval::reference::data", why));
     } else {
         for dialect in DIALECTS {
             let file = dir.join(format!("pairs_{dialect}.tsv"));

@@ -68,6 +68,19 @@ pub fn run_trials(
     conclusion.exit_code()
 }
 
+/// A trial standing for data (or a server) that is not there: ignored with `why`, or failed
+/// when [`data_required`].
+pub fn unavailable_trial(name: impl Into<String>, why: String) -> Trial {
+    let required = data_required();
+    Trial::ignorable_test(name, move || {
+        if required {
+            Err(Failed::from(format!("{why} ({REQUIRE_DATA_ENV}=1)")))
+        } else {
+            Ok(Completion::ignored_with(why))
+        }
+    })
+}
+
 /// True when missing shared data must fail instead of being ignored (`SQLSUITE_REQUIRE_SHARED=1`).
 pub fn data_required() -> bool {
     std::env::var(REQUIRE_DATA_ENV).is_ok_and(|v| v == "1")
@@ -87,16 +100,10 @@ pub fn trials_for(path: &Path) -> (Vec<Trial>, Option<Arc<Evaluation>>) {
         Err(OpenError::Manifest(LoadError::Unavailable(reasons))) => {
             let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
             let why = format!("data unavailable: {}", reasons.join("; "));
-            let required = data_required();
-            let name = format!("{}::data", stem(path));
-            let trial = Trial::ignorable_test(name, move || {
-                if required {
-                    Err(Failed::from(format!("{why} ({REQUIRE_DATA_ENV}=1)")))
-                } else {
-                    Ok(Completion::ignored_with(why))
-                }
-            });
-            return (vec![trial], None);
+            return (
+                vec![unavailable_trial(format!("{}::data", stem(path)), why)],
+                None,
+            );
         }
         Err(e) => {
             let msg = e.to_string();
