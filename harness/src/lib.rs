@@ -18,6 +18,7 @@ pub mod execution;
 pub mod harness;
 pub mod manifest;
 pub mod metric;
+pub mod pcm;
 pub mod plug_value;
 pub mod report;
 pub mod spider_sql;
