@@ -154,10 +154,9 @@ fn check_preprocessing(path: &Path) -> Result<(), Failed> {
     let mut compared = 0;
     for p in pairs.iter().filter(|p| !p.gold_processed.is_empty()) {
         compared += 1;
-        let ours = pcm::reference_text::preprocess_for_parser(
-            &pcm::reference_text::evaluation_text(&p.gold),
-        )
-        .unwrap_or_default();
+        let ours = pcm::reference_text::preprocess_for_parser(&p.gold)
+            .unwrap_or_default()
+            .to_lowercase();
         if ours.trim() != p.gold_processed.trim() {
             differ.push(format!(
                 "{}:\n  ours {ours:?}\n  ref  {:?}",

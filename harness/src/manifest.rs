@@ -14,6 +14,7 @@ use toml::Spanned;
 
 use crate::metric::exact_match::ExactMatchOptions;
 use crate::metric::exec::ExecOptions;
+use crate::metric::pcm::PcmOptions;
 
 /// An error located in a manifest.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -50,6 +51,9 @@ pub enum Format {
     /// SParC / CoSQL: `SQL<TAB>db_id` lines with a blank line between interactions; prediction
     /// files have the same shape.
     Interactions,
+    /// SEDE: JSON lines with `QuerySetId`, `QueryBody`, `Title`, `Description`; predictions are
+    /// JSON lines keyed by `QuerySetId` (`.jsonl`) or one query per line.
+    Sede,
 }
 
 /// What to do when an input file is missing.
@@ -79,7 +83,8 @@ pub enum GateMode {
 #[serde(deny_unknown_fields)]
 struct RawManifest {
     dataset: RawDataset,
-    databases: RawDatabases,
+    #[serde(default)]
+    databases: Option<RawDatabases>,
     #[serde(default)]
     predictions: Vec<RawPredictions>,
     #[serde(default)]
@@ -136,6 +141,8 @@ struct RawMetrics {
     exec: Option<ExecOptions>,
     #[serde(default)]
     exact_match: Option<Spanned<ExactMatchOptions>>,
+    #[serde(default)]
+    pcm: Option<PcmOptions>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -173,6 +180,7 @@ pub struct Gate {
 pub struct Metrics {
     pub exec: Option<ExecOptions>,
     pub exact_match: Option<ExactMatchOptions>,
+    pub pcm: Option<PcmOptions>,
 }
 
 /// One prediction set: a model version's predictions, one per gold item.
@@ -190,7 +198,8 @@ pub struct Manifest {
     pub format: Format,
     pub gold: PathBuf,
     pub tables: Option<PathBuf>,
-    /// Database path pattern with `{db_id}` (and possibly glob characters for test suites).
+    /// Database path pattern with `{db_id}` (and possibly glob characters for test suites);
+    /// empty when the manifest has no `[databases]` (only metrics that need no database).
     pub databases: String,
     pub backend: BackendKind,
     pub predictions: Vec<PredictionFile>,
@@ -379,14 +388,19 @@ impl Manifest {
             Some(t) => Some((cx.path(t).map_err(invalid)?, t.span())),
             None => None,
         };
-        let databases = cx.path(&raw.databases.path).map_err(invalid)?;
-        let databases = databases.to_string_lossy().into_owned();
-        if !databases.contains("{db_id}") {
-            return Err(invalid(cx.error(
-                raw.databases.path.span(),
-                "database path must contain {db_id}",
-            )));
-        }
+        let databases = match &raw.databases {
+            Some(d) => {
+                let path = cx.path(&d.path).map_err(invalid)?;
+                let path = path.to_string_lossy().into_owned();
+                if !path.contains("{db_id}") {
+                    return Err(invalid(
+                        cx.error(d.path.span(), "database path must contain {db_id}"),
+                    ));
+                }
+                path
+            }
+            None => String::new(),
+        };
 
         let mut missing = Vec::new();
         if !gold.is_file() {
@@ -404,18 +418,20 @@ impl Manifest {
             }
         }
         // The directory above the first `{db_id}` must exist.
-        let fixed_prefix = &databases[..databases.find("{db_id}").unwrap_or(0)];
-        let fixed_dir = Path::new(fixed_prefix);
-        let fixed_dir = if fixed_prefix.ends_with('/') {
-            fixed_dir
-        } else {
-            fixed_dir.parent().unwrap_or(fixed_dir)
-        };
-        if !fixed_dir.as_os_str().is_empty() && !fixed_dir.is_dir() {
-            missing.push(cx.error(
-                raw.databases.path.span(),
-                format!("database directory {} not found", fixed_dir.display()),
-            ));
+        if let Some(d) = &raw.databases {
+            let fixed_prefix = &databases[..databases.find("{db_id}").unwrap_or(0)];
+            let fixed_dir = Path::new(fixed_prefix);
+            let fixed_dir = if fixed_prefix.ends_with('/') {
+                fixed_dir
+            } else {
+                fixed_dir.parent().unwrap_or(fixed_dir)
+            };
+            if !fixed_dir.as_os_str().is_empty() && !fixed_dir.is_dir() {
+                missing.push(cx.error(
+                    d.path.span(),
+                    format!("database directory {} not found", fixed_dir.display()),
+                ));
+            }
         }
 
         let mut predictions: Vec<PredictionFile> = Vec::new();
@@ -455,18 +471,27 @@ impl Manifest {
                 Metrics {
                     exec: m.exec,
                     exact_match: m.exact_match.map(Spanned::into_inner),
+                    pcm: m.pcm,
                 }
             }
             None => Metrics {
                 exec: Some(ExecOptions::default()),
                 exact_match: None,
+                pcm: None,
             },
         };
+        if raw.databases.is_none() && metrics.exec.is_some() {
+            return Err(invalid(cx.error(
+                0..0,
+                "exec runs queries: add [databases] path (or enable only metrics that need no \
+                 database, such as [metrics.pcm])",
+            )));
+        }
         let enabled = crate::metric::names(&metrics);
         if enabled.is_empty() {
             return Err(invalid(cx.error(
                 0..0,
-                "no metric enabled: add [metrics.exec] or [metrics.exact_match]",
+                "no metric enabled: add [metrics.exec], [metrics.exact_match] or [metrics.pcm]",
             )));
         }
         let mut gate = Gate {
@@ -509,7 +534,7 @@ impl Manifest {
             gold,
             tables: tables.map(|(t, _)| t),
             databases,
-            backend: raw.databases.backend,
+            backend: raw.databases.map(|d| d.backend).unwrap_or_default(),
             predictions,
             metrics,
             gate,

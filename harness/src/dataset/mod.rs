@@ -3,6 +3,7 @@
 
 pub mod interactions;
 pub mod predictions;
+pub mod sede;
 pub mod spider;
 
 use std::path::{Path, PathBuf};
@@ -104,12 +105,14 @@ impl Dataset {
         let items = match manifest.format {
             Format::Spider => spider::read_gold(&manifest.gold)?,
             Format::Interactions => interactions::read_gold(&manifest.gold)?,
+            Format::Sede => sede::read_gold(&manifest.gold)?,
         };
         let mut sets = Vec::new();
         for p in &manifest.predictions {
             let queries = match manifest.format {
                 Format::Spider => predictions::read_lines(&p.file)?,
                 Format::Interactions => interactions::read_predictions(&p.file, &items)?,
+                Format::Sede => sede::read_predictions(&p.file, &items, &manifest.gold)?,
             };
             if queries.len() != items.len() {
                 return Err(DatasetError::CountMismatch {
@@ -125,18 +128,23 @@ impl Dataset {
                 queries,
             });
         }
-        let locator = DatabaseLocator::new(&manifest.databases)?;
-        let mut resolved: std::collections::HashMap<&str, Result<Vec<Database>, String>> =
-            std::collections::HashMap::new();
-        let databases = items
-            .iter()
-            .map(|item| {
-                resolved
-                    .entry(item.db_id.as_str())
-                    .or_insert_with(|| locator.resolve(&item.db_id))
-                    .clone()
-            })
-            .collect();
+        let databases = if manifest.databases.is_empty() {
+            let none = Err("the manifest names no databases".to_owned());
+            vec![none; items.len()]
+        } else {
+            let locator = DatabaseLocator::new(&manifest.databases)?;
+            let mut resolved: std::collections::HashMap<&str, Result<Vec<Database>, String>> =
+                std::collections::HashMap::new();
+            items
+                .iter()
+                .map(|item| {
+                    resolved
+                        .entry(item.db_id.as_str())
+                        .or_insert_with(|| locator.resolve(&item.db_id))
+                        .clone()
+                })
+                .collect()
+        };
         Ok(Dataset {
             name: manifest.name.clone(),
             items,

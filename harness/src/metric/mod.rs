@@ -8,6 +8,7 @@
 
 pub mod exact_match;
 pub mod exec;
+pub mod pcm;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -57,6 +58,9 @@ pub struct Verdict {
     /// Per-component scores, for metrics that compare query components (exact set match's
     /// partial scores); empty otherwise.
     pub components: Vec<ComponentScore>,
+    /// Graded scores for metrics that have them (`pcm_f1`, …), averaged over scored items in
+    /// the summary; empty otherwise. (Boxed: a verdict is an error type and stays small.)
+    pub scores: Box<[(&'static str, f64)]>,
 }
 
 /// One component's partial score for one prediction (the official evaluator's `partial_scores`
@@ -79,6 +83,7 @@ impl Verdict {
             reason: String::new(),
             details: String::new(),
             components: Vec::new(),
+            scores: Box::new([]),
         }
     }
 
@@ -89,6 +94,7 @@ impl Verdict {
             reason: reason.into(),
             details: details.into(),
             components: Vec::new(),
+            scores: Box::new([]),
         }
     }
 
@@ -99,6 +105,7 @@ impl Verdict {
             reason: reason.into(),
             details: String::new(),
             components: Vec::new(),
+            scores: Box::new([]),
         }
     }
 
@@ -109,12 +116,19 @@ impl Verdict {
             reason: reason.into(),
             details: String::new(),
             components: Vec::new(),
+            scores: Box::new([]),
         }
     }
 
     /// The same verdict with component scores attached.
     pub fn with_components(mut self, components: Vec<ComponentScore>) -> Verdict {
         self.components = components;
+        self
+    }
+
+    /// The same verdict with graded scores attached.
+    pub fn with_scores(mut self, scores: Vec<(&'static str, f64)>) -> Verdict {
+        self.scores = scores.into_boxed_slice();
         self
     }
 }
@@ -159,6 +173,9 @@ pub fn names(metrics: &Metrics) -> Vec<&'static str> {
     if metrics.exact_match.is_some() {
         out.push("exact_match");
     }
+    if metrics.pcm.is_some() {
+        out.push("pcm");
+    }
     out
 }
 
@@ -177,6 +194,9 @@ pub fn from_manifest(
             .clone()
             .ok_or("exact_match needs the dataset's `tables` (tables.json)")?;
         out.push(Box::new(exact_match::ExactMatch::new(options, schemas)));
+    }
+    if let Some(options) = &metrics.pcm {
+        out.push(Box::new(pcm::Pcm::new(options)));
     }
     Ok(out)
 }

@@ -227,7 +227,7 @@ impl Extraction {
         let mut c = Components::default();
         *c.list(Category::Select) = self.select_items(&b.select.projection);
         *c.list(Category::Top) = self.top_items(b);
-        *c.list(Category::From) = self.from_items(b.select);
+        *c.list(Category::From) = self.table_items(b.select);
         if let Some(w) = &b.select.selection {
             *c.list(Category::Where) = self.condition_items(&self.node(w));
         }
@@ -296,7 +296,7 @@ impl Extraction {
         }
     }
 
-    fn from_items(&self, s: &Select) -> Vec<Element> {
+    fn table_items(&self, s: &Select) -> Vec<Element> {
         let mut items = Vec::new();
         let Some(first) = s.from.first() else {
             return items;

@@ -131,8 +131,7 @@ pub enum ParseError {
 /// The text to parse: parameters substituted, or the reference's preprocessing.
 pub fn prepare(sql: &str, rules: Rules) -> Result<String, ParseError> {
     if rules.reference_text {
-        reference_text::preprocess(&reference_text::evaluation_text(sql))
-            .ok_or(ParseError::Rejected)
+        reference_text::preprocess(sql).ok_or(ParseError::Rejected)
     } else {
         Ok(params::substitute(sql))
     }

@@ -1,8 +1,8 @@
 //! The reference's query text preprocessing, reproduced for `compat = "sede"` (`spec/pcm.md`,
-//! "Compat preprocessing"): lower-casing, `[bracket]` names to quoted names, `##parameters##`
-//! to quoted strings or `TOP` defaults, comment and `DECLARE` removal with the reference's
-//! regex quirks (flags passed as replacement counts), the last `;`-separated statement, and every
-//! `'` turned into `"` before parsing.
+//! "Compat preprocessing"), as its training configuration applies it: `[bracket]` names to
+//! quoted names, `##parameters##` to quoted strings or `TOP` defaults, comment and `DECLARE`
+//! removal with the reference's regex quirks (flags passed as replacement counts), the last
+//! `;`-separated statement; then lower-casing, and every `'` turned into `"` before parsing.
 
 use std::sync::LazyLock;
 
@@ -44,20 +44,8 @@ const MULTILINE_AS_COUNT: usize = 8;
 const IGNORECASE_AS_COUNT: usize = 2;
 
 /// The text the reference hands its parser, or `None` where it gives up before parsing.
-/// `text` is the query as the reference's evaluation reads it (spaces collapsed, lower-cased,
-/// stripped): see [`evaluation_text`].
 pub fn preprocess(text: &str) -> Option<String> {
-    preprocess_for_parser(text).map(|s| s.replace('\'', "\""))
-}
-
-/// What the reference's evaluation does to every line first: runs of spaces collapsed,
-/// lower-cased, stripped.
-pub fn evaluation_text(sql: &str) -> String {
-    SPACES
-        .replace_all(sql, " ")
-        .to_lowercase()
-        .trim_matches(python_whitespace)
-        .to_owned()
+    preprocess_for_parser(text).map(|s| s.to_lowercase().replace('\'', "\""))
 }
 
 fn python_whitespace(c: char) -> bool {
@@ -233,14 +221,14 @@ mod tests {
 
     #[test]
     fn brackets_parameters_and_quotes() {
-        let text = evaluation_text("SELECT TOP ##N:int?20## Id AS [User Link] FROM Posts WHERE Tags LIKE '%##Tag##%' AND x = ##Min##");
+        let text = "SELECT TOP ##N:int?20## Id AS [User Link] FROM Posts WHERE Tags LIKE '%##Tag##%' AND x = ##Min##";
         assert_eq!(
-            preprocess_for_parser(&text).as_deref(),
-            Some("select top (20) id as 'user_link' from posts where tags like '%##tag##%' and x = '##min##'")
+            preprocess_for_parser(text).as_deref(),
+            Some("SELECT TOP (20)Id AS 'user_link' FROM Posts WHERE Tags LIKE '%##Tag##%' AND x = '##Min##'")
         );
         assert_eq!(
-            preprocess(&text).as_deref(),
-            Some("select top (20) id as \"user_link\" from posts where tags like \"%##tag##%\" and x = \"##min##\"")
+            preprocess(text).as_deref(),
+            Some("select top (20)id as \"user_link\" from posts where tags like \"%##tag##%\" and x = \"##min##\"")
         );
     }
 

@@ -168,7 +168,10 @@ mod tests {
         assert_eq!(reference_index(&pool, &g), Some(0));
         let (n, left) = matched(std::slice::from_ref(&g), &pool, Matching::Reference);
         assert_eq!((n, left), (1, vec![leaf("a"), leaf("b")]));
-        assert_eq!(matched(&[g.clone()], &pool, Matching::Multiset).0, 0);
+        assert_eq!(
+            matched(std::slice::from_ref(&g), &pool, Matching::Multiset).0,
+            0
+        );
         // Among sub-trees, only the first is compared, and one shared element is enough.
         let pool = [
             leaf("a"),

@@ -49,6 +49,7 @@ mod tests {
             by_db: Default::default(),
             by_turn: Default::default(),
             interactions: None,
+            score_sums: Vec::new(),
         };
         let e = check(&gate, &s).unwrap_err();
         assert!(
