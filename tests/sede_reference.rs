@@ -8,7 +8,10 @@
 //!   agree with the reference's on ≥ 99 % of pairs and the mean |ΔPCM-F1| must be ≤ 0.01, for
 //!   both variants. Prints the numbers and every disagreeing pair.
 //! * `sede::reference::pairs_default`: lists every pair whose score changes in default mode and
-//!   the rules (`spec/pcm.md`) that change it; fails if a change is traced to no rule.
+//!   the rules (`spec/pcm.md`) that change it (kept as the snapshot
+//!   `snapshots/sede__default_changes.snap`); fails if default mode loses a pair the reference
+//!   parses, or if a rule changes no pair. Default mode scores the raw texts where the file has
+//!   them (`original_vs_fixed`), else the texts the perturbations were made on.
 //! * `sede::reference::gold_vs_gold`: every val gold the reference parses scores 1 against
 //!   itself, in both modes and both variants.
 //!
@@ -20,6 +23,7 @@ use std::process::ExitCode;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use sqlsuite::harness;
 use sqlsuite::pcm::{self, Category, Rules, Variant};
+use sqlsuite::report::snapshot;
 
 fn sede_dir() -> PathBuf {
     let shared = std::env::var("SQLSUITE_SHARED").unwrap_or_else(|_| "../shared".to_owned());
@@ -118,6 +122,8 @@ struct Pair {
     gold: String,
     prediction: String,
     gold_processed: String,
+    kind: String,
+    prediction_raw: String,
     gold_ok: bool,
     pred_ok: bool,
     /// PCM-F1, PCM-EM for [`Variant::Values`] then [`Variant::NoValues`].
@@ -137,6 +143,8 @@ fn read_pairs(path: &Path) -> Result<Vec<Pair>, String> {
                 gold: field("gold")?,
                 prediction: field("prediction")?,
                 gold_processed: field("gold_processed")?,
+                kind: field("kind")?,
+                prediction_raw: field("prediction_raw")?,
                 gold_ok: field("gold_ok")? == "1",
                 pred_ok: field("pred_ok")? == "1",
                 reference: [
@@ -172,6 +180,29 @@ fn check_preprocessing(path: &Path) -> Result<(), Failed> {
         Ok(())
     } else {
         Err(differ.join("\n").into())
+    }
+}
+
+impl Pair {
+    /// The (gold, prediction) default mode scores: the raw texts where the file has both (the
+    /// query before and after its manual fix), else the gold as the reference parsed it and
+    /// the perturbed prediction (perturbations were made on that text), so that both sides
+    /// are written alike.
+    fn default_inputs(&self) -> (&str, &str) {
+        if self.kind == "original_vs_fixed" || self.gold_processed.is_empty() {
+            (&self.gold, &self.prediction_raw)
+        } else {
+            (&self.gold_processed, &self.prediction)
+        }
+    }
+
+    /// The inputs for `rules`: compat mode reads what the reference read.
+    fn inputs(&self, rules: Rules) -> (&str, &str) {
+        if rules.reference_text {
+            (&self.gold, &self.prediction)
+        } else {
+            self.default_inputs()
+        }
     }
 }
 
@@ -282,59 +313,103 @@ fn check_compat(path: &Path) -> Result<(), Failed> {
 
 fn check_default(path: &Path) -> Result<(), Failed> {
     let pairs = read_pairs(path)?;
-    let mut changed = 0;
-    let mut untraced = Vec::new();
     let mut lines = Vec::new();
+    let mut per_rule: Vec<(&str, usize)> = Rules::each_reference_behaviour()
+        .iter()
+        .map(|(name, _)| (*name, 0))
+        .collect();
+    let mut joint = 0;
+    let mut lost = Vec::new();
+    let fmt = |r: &Result<(f64, f64), String>| match r {
+        Ok((f1, em)) => format!("F1 {f1:.4} EM {em}"),
+        Err(e) => format!("excluded ({e})"),
+    };
     for p in &pairs {
+        if p.gold_ok && p.pred_ok {
+            let (g, q) = p.default_inputs();
+            if pcm::parse(g, Rules::DEFAULT).is_err() || pcm::parse(q, Rules::DEFAULT).is_err() {
+                lost.push(p.id.clone());
+            }
+        }
         for variant in Variant::ALL {
-            let compat = ours(&p.gold, &p.prediction, Rules::SEDE, variant);
-            let default = ours(&p.gold, &p.prediction, Rules::DEFAULT, variant);
-            if compat == default {
+            let score = |rules: Rules| {
+                let (g, q) = p.inputs(rules);
+                ours(g, q, rules, variant)
+            };
+            // Scores compare; an excluded pair is excluded whatever the parser's message.
+            let compat = score(Rules::SEDE);
+            let default = score(Rules::DEFAULT);
+            if compat.as_ref().ok() == default.as_ref().ok() {
                 continue;
             }
-            changed += 1;
             // A rule changes the pair if setting it alone to the reference's behaviour moves
             // the default score.
             let rules: Vec<&str> = Rules::each_reference_behaviour()
                 .into_iter()
-                .filter(|(_, r)| ours(&p.gold, &p.prediction, *r, variant) != default)
+                .filter(|(_, r)| score(*r).ok() != default.clone().ok())
                 .map(|(name, _)| name)
                 .collect();
-            let fmt = |r: &Result<(f64, f64), String>| match r {
-                Ok((f1, em)) => format!("f1 {f1:.4} em {em}"),
-                Err(e) => format!("excluded ({e})"),
-            };
+            for (name, n) in per_rule.iter_mut() {
+                if rules.contains(name) {
+                    *n += 1;
+                }
+            }
+            if rules.is_empty() {
+                joint += 1;
+            }
             lines.push(format!(
-                "  {} {variant:?}: compat {} → default {} [{}]",
+                "{} {variant:?}: compat {} -> default {} [{}]",
                 p.id,
                 fmt(&compat),
                 fmt(&default),
                 if rules.is_empty() {
-                    "several rules together".to_owned()
+                    "only the rules together".to_owned()
                 } else {
                     rules.join(", ")
                 }
             ));
-            if rules.is_empty() && !jointly_explained(p, variant, &default) {
-                untraced.push(format!("{} {variant:?}", p.id));
-            }
         }
     }
-    println!("conformance sede default: {changed} (pair, variant) scores change from compat mode");
+    let counts: Vec<String> = per_rule.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    let header = format!(
+        "{} (pair, variant) scores of {} change in default mode; pairs changed per rule: {}; by the rules only together: {joint}",
+        lines.len(),
+        2 * pairs.len(),
+        counts.join(", ")
+    );
+    println!("conformance sede default: {header}");
     for l in &lines {
-        println!("{l}");
+        println!("  {l}");
     }
-    if untraced.is_empty() {
+    let mut failures = Vec::new();
+    if !lost.is_empty() {
+        failures.push(format!(
+            "default mode does not parse pairs the reference parses: {}",
+            lost.join(", ")
+        ));
+    }
+    let unused: Vec<&str> = per_rule
+        .iter()
+        .filter(|(_, n)| *n == 0)
+        .map(|(r, _)| *r)
+        .collect();
+    if !unused.is_empty() {
+        failures.push(format!("rules that change no pair: {}", unused.join(", ")));
+    }
+    let report = format!("{header}\n{}\n", lines.join("\n"));
+    if let Err(e) = snapshot::assert_named(
+        Path::new("snapshots"),
+        "sede__default_changes",
+        path,
+        &report,
+    ) {
+        failures.push(e);
+    }
+    if failures.is_empty() {
         Ok(())
     } else {
-        Err(format!("changes traced to no rule: {}", untraced.join(", ")).into())
+        Err(failures.join("\n").into())
     }
-}
-
-/// True if setting all rules to the reference's behaviour gives back the compat score (always,
-/// as compat is exactly that): the change is explained by the rules jointly.
-fn jointly_explained(p: &Pair, variant: Variant, default: &Result<(f64, f64), String>) -> bool {
-    ours(&p.gold, &p.prediction, Rules::SEDE, variant) != *default
 }
 
 fn check_gold_vs_gold(dir: &Path) -> Result<(), Failed> {

@@ -216,3 +216,177 @@ pub fn score(gold: &Parsed, predicted: &Parsed, rules: Rules, variant: Variant) 
         rules.matching(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn elements(sql: &str, rules: Rules, variant: Variant, category: Category) -> Vec<String> {
+        let parsed = match parse(sql, rules) {
+            Ok(p) => p,
+            Err(e) => panic!("{sql}: {e}"),
+        };
+        parsed
+            .components(rules, variant)
+            .get(category)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn both_modes() -> [Rules; 2] {
+        [Rules::DEFAULT, Rules::SEDE]
+    }
+
+    #[test]
+    fn a_comparison_yields_its_terminals_operator_and_whole() {
+        for rules in both_modes() {
+            assert_eq!(
+                elements(
+                    "SELECT a FROM t WHERE b = 1",
+                    rules,
+                    Variant::Values,
+                    Category::Where
+                ),
+                ["b", "1", "=", "[[b], [1], =]"]
+            );
+            assert_eq!(
+                elements(
+                    "SELECT a FROM t WHERE b = 1",
+                    rules,
+                    Variant::NoValues,
+                    Category::Where
+                ),
+                ["b", "terminal", "=", "[[b], [terminal], =]"]
+            );
+        }
+    }
+
+    #[test]
+    fn select_from_and_order_by_elements() {
+        for rules in both_modes() {
+            let sql = "SELECT TOP 10 Id, COUNT(*) FROM Posts p JOIN Users u ON u.Id = p.OwnerUserId ORDER BY Id DESC";
+            assert_eq!(
+                elements(sql, rules, Variant::Values, Category::Select),
+                [
+                    "id",
+                    "count",
+                    "*",
+                    "[count, *]",
+                    "[id, count, *, [count, *]]"
+                ]
+            );
+            assert_eq!(elements(sql, rules, Variant::Values, Category::Top), ["10"]);
+            assert_eq!(
+                elements(sql, rules, Variant::Values, Category::From)[..3],
+                ["posts", "users", "id"]
+            );
+            // ON clauses are ignored by the no-values variant.
+            assert_eq!(
+                elements(sql, rules, Variant::NoValues, Category::From),
+                ["posts", "users", "[posts, users]"]
+            );
+            assert_eq!(
+                elements(sql, rules, Variant::Values, Category::OrderBy),
+                ["id", "desc", "[id, desc]", "[id, desc, [id, desc]]"]
+            );
+        }
+    }
+
+    #[test]
+    fn reference_omissions_are_compat_only() {
+        let sql = "SELECT a FROM t WHERE (b = 2 OR c = 3) AND d IN (SELECT e FROM u) AND f > 0";
+        let compat = elements(sql, Rules::SEDE, Variant::Values, Category::Where);
+        let default = elements(sql, Rules::DEFAULT, Variant::Values, Category::Where);
+        for dropped in ["b", "c", "OR", "e", "u", "0"] {
+            assert!(
+                !compat.contains(&dropped.to_owned()),
+                "{dropped} in {compat:?}"
+            );
+            assert!(
+                default.contains(&dropped.to_owned()),
+                "{dropped} not in {default:?}"
+            );
+        }
+        assert!(compat.contains(&"IN".to_owned()) && compat.contains(&"f".to_owned()));
+    }
+
+    #[test]
+    fn batches_and_set_operations() {
+        let batch = "DECLARE @n int = 5\nSELECT a FROM t WHERE b = @n\nSELECT c FROM u";
+        assert_eq!(
+            elements(batch, Rules::DEFAULT, Variant::Values, Category::From),
+            ["t", "u"]
+        );
+        // The reference reads one statement: after its DECLARE removal two remain.
+        assert_eq!(
+            parse(batch, Rules::SEDE).err(),
+            Some(ParseError::NotOneStatement(2))
+        );
+        // …and of `;`-separated statements only the last.
+        assert_eq!(
+            elements(
+                "SELECT a FROM t; SELECT c FROM u;",
+                Rules::SEDE,
+                Variant::Values,
+                Category::From
+            ),
+            ["u"]
+        );
+        let union = "SELECT a FROM t UNION SELECT b FROM u ORDER BY 1";
+        for rules in both_modes() {
+            assert_eq!(
+                elements(union, rules, Variant::Values, Category::Select),
+                ["a", "b"]
+            );
+        }
+        assert!(elements(union, Rules::SEDE, Variant::Values, Category::OrderBy).is_empty());
+        assert!(!elements(union, Rules::DEFAULT, Variant::Values, Category::OrderBy).is_empty());
+        let with = "WITH x AS (SELECT a FROM t) SELECT a FROM x";
+        for rules in both_modes() {
+            assert_eq!(
+                elements(with, rules, Variant::Values, Category::From),
+                ["x", "t"]
+            );
+        }
+    }
+
+    #[test]
+    fn parameters_parse_in_both_modes() {
+        let sql = "SELECT TOP ##N:int?25## [Id] AS [User Link] FROM Users WHERE Reputation > ##MinRep:int## AND Location LIKE '%##Place##%' AND DisplayName = ##Name:string##";
+        for rules in both_modes() {
+            assert_eq!(elements(sql, rules, Variant::Values, Category::Top), ["25"]);
+        }
+        let default = elements(sql, Rules::DEFAULT, Variant::Values, Category::Where);
+        assert!(default.contains(&"'##name##'".to_owned()), "{default:?}");
+        let compat = elements(sql, Rules::SEDE, Variant::Values, Category::Where);
+        assert!(
+            compat.contains(&"\"##name:string##\"".to_owned()),
+            "{compat:?}"
+        );
+    }
+
+    #[test]
+    fn scoring_categories() {
+        let rules = Rules::DEFAULT;
+        let gold = parse("SELECT a, b FROM t WHERE c = 1", rules).unwrap();
+        let same = score(&gold, &gold, rules, Variant::Values);
+        assert!(same.exact && same.f1 == 1.0);
+        // WHERE present on one side only scores 0; GROUP BY absent on both is not scored.
+        let pred = parse("SELECT a, b FROM t", rules).unwrap();
+        let s = score(&gold, &pred, rules, Variant::Values);
+        let cats: Vec<(&str, f64)> = s
+            .categories
+            .iter()
+            .map(|c| (c.category.as_str(), c.f1))
+            .collect();
+        assert_eq!(cats, [("select", 1.0), ("from", 1.0), ("where", 0.0)]);
+        assert!((s.f1 - 2.0 / 3.0).abs() < 1e-12 && !s.exact);
+        // One of two select columns: precision 1, recall 2/3 (a, b and the whole list).
+        let pred = parse("SELECT a FROM t WHERE c = 1", rules).unwrap();
+        let s = score(&gold, &pred, rules, Variant::Values);
+        let select = &s.categories[0];
+        assert_eq!((select.precision, select.recall), (1.0, 1.0 / 3.0));
+        assert_eq!(select.unmatched_gold.len(), 2);
+    }
+}
