@@ -693,6 +693,36 @@ min_accuracy = { exec = 0.5 }
     }
 
     #[test]
+    fn metrics_without_queries_need_no_databases() {
+        let dir = write_tree();
+        let path = dir.path().join("m.toml");
+        let sede = r#"
+[dataset]
+name = "s"
+format = "sede"
+gold = "gold.sql"
+
+[[predictions]]
+name = "v1"
+file = "p.txt"
+
+[metrics.pcm]
+compat = "sede"
+"#;
+        let m = Manifest::parse(&path, sede).unwrap();
+        assert_eq!(m.format, Format::Sede);
+        assert!(m.databases.is_empty());
+        assert_eq!(
+            m.metrics.pcm.as_ref().and_then(|p| p.compat),
+            Some(crate::metric::pcm::PcmCompat::Sede)
+        );
+        let e = error_of(&sede.replace("[metrics.pcm]", "[metrics.exec]\n[metrics.pcm]"));
+        assert!(e.message.contains("exec runs queries"), "{e}");
+        let e = error_of(&sede.replace("compat = \"sede\"", "compat = \"spider\""));
+        assert!(e.message.contains("unknown variant"), "{e}");
+    }
+
+    #[test]
     fn database_pattern_needs_db_id() {
         let e = error_of(&GOOD.replace("db/{db_id}.sqlite", "db/x.sqlite"));
         assert!(e.message.contains("{db_id}"), "{e}");

@@ -81,11 +81,20 @@ pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
     super::spider::non_empty(path, items)
 }
 
-/// The `QuerySetId` of each gold item, from its source.
-fn gold_id(item: &Item) -> Option<&str> {
-    item.source
-        .rsplit_once("(QuerySetId ")
-        .and_then(|(_, rest)| rest.strip_suffix(')'))
+/// The `QuerySetId` of each line of a gold file, in order.
+fn gold_ids(path: &Path) -> Result<Vec<String>, DatasetError> {
+    let text = read_text(path)?;
+    json_lines(&text)
+        .map(|(line, json)| {
+            serde_json::from_str::<GoldLine>(json)
+                .map(|g| id_text(&g.id))
+                .map_err(|e| DatasetError::Line {
+                    path: path.to_path_buf(),
+                    line,
+                    message: e.to_string(),
+                })
+        })
+        .collect()
 }
 
 /// Reads predictions for `items`: `.jsonl` files by `QuerySetId`, others one query per line.
@@ -127,11 +136,10 @@ pub fn read_predictions(
             gold: items.len(),
         });
     }
-    items
-        .iter()
-        .map(|item| {
-            let id = gold_id(item).unwrap_or_default();
-            by_id.remove(id).ok_or_else(|| DatasetError::File {
+    gold_ids(gold_file)?
+        .into_iter()
+        .map(|id| {
+            by_id.remove(&id).ok_or_else(|| DatasetError::File {
                 path: path.to_path_buf(),
                 message: format!(
                     "no prediction for QuerySetId {id} of gold file {}",
@@ -159,7 +167,7 @@ mod tests {
         assert_eq!(items.len(), 2);
         assert_eq!(items[0].gold, "SELECT TOP 10 Id\nFROM Users");
         assert_eq!(items[0].question.as_deref(), Some("Top users — by rep"));
-        assert_eq!(gold_id(&items[1]), Some("9"));
+        assert_eq!(gold_ids(&gold).unwrap(), vec!["7", "9"]);
 
         let pred = dir.path().join("p.jsonl");
         std::fs::write(

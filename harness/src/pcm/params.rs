@@ -122,10 +122,11 @@ pub fn substitute(sql: &str) -> String {
 fn follows_top(before: &str) -> bool {
     let t = before.trim_end();
     let t = t.strip_suffix('(').unwrap_or(t).trim_end();
-    let n = t.len();
-    n >= 3
-        && t[n - 3..].eq_ignore_ascii_case("top")
-        && !t[..n - 3]
+    let Some(head) = t.len().checked_sub(3).and_then(|n| t.get(..n)) else {
+        return false;
+    };
+    t[head.len()..].eq_ignore_ascii_case("top")
+        && !head
             .chars()
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '_')
@@ -168,5 +169,7 @@ mod tests {
         assert_eq!(substitute("stop ##n:int?3##"), "stop 3");
         assert!(!follows_top("stop"));
         assert!(follows_top("SELECT TOP ("));
+        assert!(!follows_top("é"));
+        assert_eq!(substitute("SELECT 'é' + ##x##"), "SELECT 'é' + '##x##'");
     }
 }
