@@ -6,7 +6,8 @@ use std::fmt;
 
 use sqlparser::ast::{
     Expr, GroupByExpr, JoinConstraint, JoinOperator, LimitClause, OrderBy, OrderByExpr,
-    OrderByKind, OrderBySort, Query, Select, SelectItem, SetExpr, TableFactor, TopQuantity,
+    OrderByKind, OrderBySort, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr,
+    TableFactor, TopQuantity,
 };
 
 use super::node::{is_zero, last_name, object_name, Converter, Naming, Node};
@@ -155,7 +156,7 @@ impl Extraction {
     fn converter(&self) -> Converter {
         Converter {
             naming: self.naming,
-            signed_numbers: !self.drop_nested,
+            reference_tree: self.drop_nested,
         }
     }
 
@@ -257,9 +258,18 @@ impl Extraction {
         let mut items = Vec::new();
         for item in projection {
             match item {
-                SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
-                    items.push(Element::leaf("*"))
+                SelectItem::Wildcard(_) => items.push(Element::leaf("*")),
+                // The reference's reader finds no expression in `t.*` and skips it.
+                SelectItem::QualifiedWildcard(kind, _) if !self.drop_nested => {
+                    let table = match kind {
+                        SelectItemQualifiedWildcardKind::ObjectName(name) => {
+                            object_name(name, self.naming)
+                        }
+                        other => other.to_string().to_lowercase(),
+                    };
+                    items.push(Element::leaf(format!("{table}.*")))
                 }
+                SelectItem::QualifiedWildcard(..) => {}
                 SelectItem::UnnamedExpr(e)
                 | SelectItem::ExprWithAlias { expr: e, .. }
                 | SelectItem::ExprWithAliases { expr: e, .. } => {

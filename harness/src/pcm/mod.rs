@@ -309,6 +309,18 @@ mod tests {
             );
         }
         assert!(compat.contains(&"IN".to_owned()) && compat.contains(&"f".to_owned()));
+
+        // JSqlParser reads a leading NOT as its own node, and finds no expression in `t.*`.
+        let sql = "SELECT p.* FROM posts p WHERE a = 1 AND NOT EXISTS (SELECT 1 FROM votes v)";
+        let compat = elements(sql, Rules::SEDE, Variant::Values, Category::Where);
+        assert!(!compat.contains(&"votes".to_owned()), "{compat:?}");
+        let default = elements(sql, Rules::DEFAULT, Variant::Values, Category::Where);
+        assert!(default.contains(&"NOT EXISTS".to_owned()), "{default:?}");
+        assert!(elements(sql, Rules::SEDE, Variant::Values, Category::Select).is_empty());
+        assert_eq!(
+            elements(sql, Rules::DEFAULT, Variant::Values, Category::Select),
+            ["p.*"]
+        );
     }
 
     #[test]

@@ -155,8 +155,10 @@ pub fn is_zero(value: &str) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub struct Converter {
     pub naming: Naming,
-    /// Keep `-` on numbers (`-1` is the number `-1` rather than a sign over `1`).
-    pub signed_numbers: bool,
+    /// Shape the tree as the reference's parser does: `-1` is a sign over `1`, and a leading
+    /// `NOT` before `EXISTS` is a `NOT` over the `EXISTS` (JSqlParser reads a `NOT` before a
+    /// condition as its own node). Otherwise `-1` is the number `-1` and `NOT EXISTS` one test.
+    pub reference_tree: bool,
 }
 
 impl Converter {
@@ -335,6 +337,12 @@ impl Converter {
                 query: subquery,
                 not: *negated,
             },
+            Expr::Exists { subquery, negated } if *negated && self.reference_tree => {
+                Node::Not(Box::new(Node::Exists {
+                    query: subquery,
+                    not: false,
+                }))
+            }
             Expr::Exists { subquery, negated } => Node::Exists {
                 query: subquery,
                 not: *negated,
@@ -366,7 +374,7 @@ impl Converter {
             },
             Expr::UnaryOp { op, expr } => match op {
                 UnaryOperator::Not => Node::Not(self.boxed(expr)),
-                UnaryOperator::Minus if self.signed_numbers => match self.node(expr) {
+                UnaryOperator::Minus if !self.reference_tree => match self.node(expr) {
                     Node::Number { value, text } => Node::Number {
                         value: format!("-{value}"),
                         text: format!("-{text}"),
