@@ -181,3 +181,80 @@ impl Metric for Pcm {
         verdict.with_components(components).with_scores(scores)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend;
+    use crate::manifest::BackendKind;
+    use crate::metric::Status;
+
+    fn judge(options: &PcmOptions, gold: &str, prediction: &str) -> Verdict {
+        let item = Item {
+            index: 0,
+            db_id: "stackexchange".into(),
+            gold: gold.into(),
+            question: None,
+            source: "test".into(),
+            turn: None,
+            hardness: None,
+        };
+        let executor = Executor::new(backend::from_manifest(BackendKind::Sqlite), None);
+        Pcm::new(options).evaluate(&item, prediction, &[], &executor)
+    }
+
+    fn score(v: &Verdict, name: &str) -> f64 {
+        v.scores
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(f64::NAN, |(_, s)| *s)
+    }
+
+    #[test]
+    fn verdicts_scores_and_messages() {
+        let default = PcmOptions::default();
+        let gold =
+            "SELECT TOP ##N:int?10## Id, Score FROM Posts WHERE Score > 10 ORDER BY Score DESC";
+        let v = judge(
+            &default,
+            gold,
+            "select top 10 id, score from posts where score > 10 order by score desc",
+        );
+        assert_eq!(v.status, Status::Correct, "{v:?}");
+        assert_eq!((score(&v, "pcm_f1"), score(&v, "pcm_em")), (1.0, 1.0));
+
+        let v = judge(
+            &default,
+            gold,
+            "SELECT TOP 10 Id FROM Posts WHERE Score > 5 ORDER BY Score DESC",
+        );
+        assert_eq!(v.code, "components_differ");
+        assert!(v.reason.starts_with("PCM-F1 0."), "{}", v.reason);
+        assert!(v.reason.contains("where 0."), "{}", v.reason);
+        assert!(v.details.contains("gold only:       10"), "{}", v.details);
+        assert!(v.details.contains("prediction only: 5"), "{}", v.details);
+        // Values anonymised: only the dropped column still differs.
+        assert_eq!(score(&v, "pcm_em_novalues"), 0.0);
+        assert!(score(&v, "pcm_f1_novalues") > score(&v, "pcm_f1"));
+        let where_ = v.components.iter().find(|c| c.component == "where");
+        assert!(where_.is_some_and(|c| c.f1 < 1.0));
+
+        let v = judge(&default, gold, "SELEC nothing");
+        assert_eq!(v.code, "parse_error");
+        assert_eq!(score(&v, "pcm_f1"), 0.0);
+
+        let v = judge(&default, "SELECT FROM WHERE", "SELECT 1");
+        assert_eq!(v.status, Status::GoldError);
+        assert!(v.reason.contains("the gold does not parse"), "{}", v.reason);
+
+        let compat = PcmOptions {
+            compat: Some(PcmCompat::Sede),
+        };
+        let v = judge(
+            &compat,
+            gold,
+            "select top 10 id, score from posts where score > 10 order by score desc",
+        );
+        assert_eq!(v.status, Status::Correct, "{v:?}");
+    }
+}
