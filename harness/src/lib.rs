@@ -7,8 +7,9 @@
 //!
 //! Reference reproductions the metrics build on: [`sql_text`] (the official evaluator's query
 //! text preprocessing, sqlparse-compatible), [`spider_sql`] (the official Spider parser,
-//! hardness and component comparison), [`plug_value`] (the `--plug_value` candidates) and
-//! [`sqleval`] (Defog SQL-Eval's gold expansion and result comparison).
+//! hardness and component comparison), [`plug_value`] (the `--plug_value` candidates),
+//! [`sqleval`] (Defog SQL-Eval's gold expansion and result comparison) and [`pcm`] (SEDE's
+//! Partial Component Match over sqlparser's MsSql dialect).
 
 pub mod backend;
 pub mod dataset;
@@ -18,6 +19,7 @@ pub mod execution;
 pub mod harness;
 pub mod manifest;
 pub mod metric;
+pub mod pcm;
 pub mod plug_value;
 pub mod report;
 pub mod spider_sql;

@@ -14,6 +14,7 @@ use toml::Spanned;
 
 use crate::metric::exact_match::ExactMatchOptions;
 use crate::metric::exec::ExecOptions;
+use crate::metric::pcm::PcmOptions;
 use crate::metric::sqleval::SqlevalOptions;
 
 /// An error located in a manifest.
@@ -55,6 +56,9 @@ pub enum Format {
     /// (`question`, `query`, `db_name`, `query_category`); prediction files are CSV/TSV, JSON
     /// lines or one query per line.
     Sqleval,
+    /// SEDE: JSON lines with `QuerySetId`, `QueryBody`, `Title`, `Description`; predictions are
+    /// JSON lines keyed by `QuerySetId` (`.jsonl`) or one query per line.
+    Sede,
 }
 
 /// What to do when an input file is missing.
@@ -84,7 +88,8 @@ pub enum GateMode {
 #[serde(deny_unknown_fields)]
 struct RawManifest {
     dataset: RawDataset,
-    databases: RawDatabases,
+    #[serde(default)]
+    databases: Option<RawDatabases>,
     #[serde(default)]
     predictions: Vec<RawPredictions>,
     #[serde(default)]
@@ -159,6 +164,7 @@ struct RawMetrics {
     exact_match: Option<Spanned<ExactMatchOptions>>,
     #[serde(default)]
     sqleval: Option<SqlevalOptions>,
+    pcm: Option<PcmOptions>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -197,6 +203,7 @@ pub struct Metrics {
     pub exec: Option<ExecOptions>,
     pub exact_match: Option<ExactMatchOptions>,
     pub sqleval: Option<SqlevalOptions>,
+    pub pcm: Option<PcmOptions>,
 }
 
 /// One prediction set: a model version's predictions, one per gold item.
@@ -219,7 +226,8 @@ pub struct Manifest {
     pub gold_column: Option<String>,
     pub tables: Option<PathBuf>,
     /// SQLite: database path pattern with `{db_id}` (and possibly glob characters for test
-    /// suites). PostgreSQL: database name pattern with `{db_id}`.
+    /// suites). PostgreSQL: database name pattern with `{db_id}`. Empty when the manifest has no
+    /// `[databases]` (only metrics that need no database).
     pub databases: String,
     pub backend: BackendKind,
     /// PostgreSQL: the connection string (from the environment variable the manifest names).
@@ -452,10 +460,14 @@ impl Manifest {
         };
         let backend = raw
             .databases
-            .backend
             .as_ref()
+            .and_then(|d| d.backend.as_ref())
             .map_or(BackendKind::Sqlite, |b| *b.get_ref());
-        let backend_span = raw.databases.backend.as_ref().map_or(0..0, Spanned::span);
+        let backend_span = raw
+            .databases
+            .as_ref()
+            .and_then(|d| d.backend.as_ref())
+            .map_or(0..0, Spanned::span);
         let mut missing = Vec::new();
         if !gold.is_file() {
             missing.push(cx.error(
@@ -471,12 +483,10 @@ impl Manifest {
                 ));
             }
         }
-        let (databases, connection) = match backend {
-            BackendKind::Sqlite => {
-                for (key, value) in [
-                    ("name", &raw.databases.name),
-                    ("connection_env", &raw.databases.connection_env),
-                ] {
+        let (databases, connection) = match (&raw.databases, backend) {
+            (None, _) => (String::new(), None),
+            (Some(d), BackendKind::Sqlite) => {
+                for (key, value) in [("name", &d.name), ("connection_env", &d.connection_env)] {
                     if let Some(v) = value {
                         return Err(invalid(cx.error(
                             v.span(),
@@ -484,7 +494,7 @@ impl Manifest {
                         )));
                     }
                 }
-                let Some(path) = &raw.databases.path else {
+                let Some(path) = &d.path else {
                     return Err(invalid(cx.error(
                         backend_span,
                         "[databases] needs `path`, a file pattern with {db_id}",
@@ -492,15 +502,15 @@ impl Manifest {
                 };
                 (sqlite_databases(&cx, path, &mut missing)?, None)
             }
-            BackendKind::Postgres => {
-                if let Some(p) = &raw.databases.path {
+            (Some(d), BackendKind::Postgres) => {
+                if let Some(p) = &d.path {
                     return Err(invalid(cx.error(
                         p.span(),
                         "PostgreSQL databases are named, not files: write `name = \"{db_id}\"` \
                          instead of `path`",
                     )));
                 }
-                let name = match &raw.databases.name {
+                let name = match &d.name {
                     Some(n) => {
                         let name = cx.string(n).map_err(invalid)?;
                         if !name.contains("{db_id}") {
@@ -512,7 +522,7 @@ impl Manifest {
                     }
                     None => "{db_id}".to_owned(),
                 };
-                let (var, span) = match &raw.databases.connection_env {
+                let (var, span) = match &d.connection_env {
                     Some(v) => (cx.string(v).map_err(invalid)?, v.span()),
                     None => (DEFAULT_CONNECTION_ENV.to_owned(), backend_span),
                 };
@@ -584,24 +594,35 @@ impl Manifest {
                     exec: m.exec,
                     exact_match: m.exact_match.map(Spanned::into_inner),
                     sqleval: m.sqleval,
+                    pcm: m.pcm,
                 }
             }
             None if raw.dataset.format == Format::Sqleval => Metrics {
                 exec: None,
                 exact_match: None,
                 sqleval: Some(SqlevalOptions::default()),
+                pcm: None,
             },
             None => Metrics {
                 exec: Some(ExecOptions::default()),
                 exact_match: None,
                 sqleval: None,
+                pcm: None,
             },
         };
+        if raw.databases.is_none() && (metrics.exec.is_some() || metrics.sqleval.is_some()) {
+            return Err(invalid(cx.error(
+                0..0,
+                "exec and sqleval run queries: add [databases] (or enable only metrics that need \
+                 no database, such as [metrics.pcm])",
+            )));
+        }
         let enabled = crate::metric::names(&metrics);
         if enabled.is_empty() {
             return Err(invalid(cx.error(
                 0..0,
-                "no metric enabled: add [metrics.exec], [metrics.exact_match] or [metrics.sqleval]",
+                "no metric enabled: add [metrics.exec], [metrics.exact_match], [metrics.sqleval] \
+                 or [metrics.pcm]",
             )));
         }
         let mut gate = Gate {
@@ -802,6 +823,36 @@ min_accuracy = { exec = 0.5 }
         assert_eq!((e.line, e.column), (19, 25), "{e}");
         let e = error_of(&GOOD.replace("{ exec = 0.5 }", "{ esm = 0.5 }"));
         assert!(e.message.contains("not enabled"), "{e}");
+    }
+
+    #[test]
+    fn metrics_without_queries_need_no_databases() {
+        let dir = write_tree();
+        let path = dir.path().join("m.toml");
+        let sede = r#"
+[dataset]
+name = "s"
+format = "sede"
+gold = "gold.sql"
+
+[[predictions]]
+name = "v1"
+file = "p.txt"
+
+[metrics.pcm]
+compat = "sede"
+"#;
+        let m = Manifest::parse(&path, sede).unwrap();
+        assert_eq!(m.format, Format::Sede);
+        assert!(m.databases.is_empty());
+        assert_eq!(
+            m.metrics.pcm.as_ref().and_then(|p| p.compat),
+            Some(crate::metric::pcm::PcmCompat::Sede)
+        );
+        let e = error_of(&sede.replace("[metrics.pcm]", "[metrics.exec]\n[metrics.pcm]"));
+        assert!(e.message.contains("exec and sqleval run queries"), "{e}");
+        let e = error_of(&sede.replace("compat = \"sede\"", "compat = \"spider\""));
+        assert!(e.message.contains("unknown variant"), "{e}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod interactions;
 pub mod predictions;
+pub mod sede;
 pub mod spider;
 pub mod sqleval;
 
@@ -110,6 +111,7 @@ impl Dataset {
             Format::Spider => spider::read_gold(&manifest.gold)?,
             Format::Interactions => interactions::read_gold(&manifest.gold)?,
             Format::Sqleval => sqleval::read_gold(&manifest.gold, manifest.gold_column.as_deref())?,
+            Format::Sede => sede::read_gold(&manifest.gold)?,
         };
         let mut sets = Vec::new();
         for p in &manifest.predictions {
@@ -119,6 +121,7 @@ impl Dataset {
                 Format::Sqleval => {
                     sqleval::read_predictions(&p.file, p.column.as_deref(), items.len())?
                 }
+                Format::Sede => sede::read_predictions(&p.file, &items, &manifest.gold)?,
             };
             if queries.len() != items.len() {
                 let table = manifest.format == Format::Sqleval
@@ -140,21 +143,26 @@ impl Dataset {
                 queries,
             });
         }
-        let locator = match manifest.backend {
-            BackendKind::Sqlite => DatabaseLocator::new(&manifest.databases)?,
-            BackendKind::Postgres => DatabaseLocator::names(&manifest.databases),
+        let databases = if manifest.databases.is_empty() {
+            let none = Err("the manifest names no databases".to_owned());
+            vec![none; items.len()]
+        } else {
+            let locator = match manifest.backend {
+                BackendKind::Sqlite => DatabaseLocator::new(&manifest.databases)?,
+                BackendKind::Postgres => DatabaseLocator::names(&manifest.databases),
+            };
+            let mut resolved: std::collections::HashMap<&str, Result<Vec<Database>, String>> =
+                std::collections::HashMap::new();
+            items
+                .iter()
+                .map(|item| {
+                    resolved
+                        .entry(item.db_id.as_str())
+                        .or_insert_with(|| locator.resolve(&item.db_id))
+                        .clone()
+                })
+                .collect()
         };
-        let mut resolved: std::collections::HashMap<&str, Result<Vec<Database>, String>> =
-            std::collections::HashMap::new();
-        let databases = items
-            .iter()
-            .map(|item| {
-                resolved
-                    .entry(item.db_id.as_str())
-                    .or_insert_with(|| locator.resolve(&item.db_id))
-                    .clone()
-            })
-            .collect();
         Ok(Dataset {
             name: manifest.name.clone(),
             items,

@@ -8,6 +8,7 @@
 
 pub mod exact_match;
 pub mod exec;
+pub mod pcm;
 pub mod sqleval;
 
 use std::collections::HashMap;
@@ -58,6 +59,9 @@ pub struct Verdict {
     /// Per-component scores, for metrics that compare query components (exact set match's
     /// partial scores); empty otherwise.
     pub components: Vec<ComponentScore>,
+    /// Graded scores for metrics that have them (`pcm_f1`, …), averaged over scored items in
+    /// the summary; empty otherwise. (Boxed: a verdict is an error type and stays small.)
+    pub scores: Box<[(&'static str, f64)]>,
 }
 
 /// One component's partial score for one prediction (the official evaluator's `partial_scores`
@@ -80,6 +84,7 @@ impl Verdict {
             reason: String::new(),
             details: String::new(),
             components: Vec::new(),
+            scores: Box::new([]),
         }
     }
 
@@ -90,6 +95,7 @@ impl Verdict {
             reason: reason.into(),
             details: details.into(),
             components: Vec::new(),
+            scores: Box::new([]),
         }
     }
 
@@ -100,6 +106,7 @@ impl Verdict {
             reason: reason.into(),
             details: String::new(),
             components: Vec::new(),
+            scores: Box::new([]),
         }
     }
 
@@ -110,12 +117,19 @@ impl Verdict {
             reason: reason.into(),
             details: String::new(),
             components: Vec::new(),
+            scores: Box::new([]),
         }
     }
 
     /// The same verdict with component scores attached.
     pub fn with_components(mut self, components: Vec<ComponentScore>) -> Verdict {
         self.components = components;
+        self
+    }
+
+    /// The same verdict with graded scores attached.
+    pub fn with_scores(mut self, scores: Vec<(&'static str, f64)>) -> Verdict {
+        self.scores = scores.into_boxed_slice();
         self
     }
 }
@@ -169,6 +183,9 @@ pub fn names(metrics: &Metrics) -> Vec<&'static str> {
     if metrics.sqleval.is_some() {
         out.push("sqleval");
     }
+    if metrics.pcm.is_some() {
+        out.push("pcm");
+    }
     out
 }
 
@@ -190,6 +207,9 @@ pub fn from_manifest(
     }
     if let Some(options) = &metrics.sqleval {
         out.push(Box::new(sqleval::Sqleval::new(options.clone())));
+    }
+    if let Some(options) = &metrics.pcm {
+        out.push(Box::new(pcm::Pcm::new(options)));
     }
     Ok(out)
 }

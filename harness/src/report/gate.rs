@@ -51,6 +51,7 @@ mod tests {
             correct_kinds: Default::default(),
             by_category: Default::default(),
             interactions: None,
+            score_sums: Vec::new(),
         };
         let e = check(&gate, &s).unwrap_err();
         assert!(

@@ -2,6 +2,8 @@
 //!
 //! `{"dataset":"spider","predictions":"dev_1","index":7,"db_id":"concert_singer",
 //!   "metric":"exec","verdict":"incorrect","reason":"row_count","message":"row count differs: …"}`
+//!
+//! Metrics with graded scores add them: `"scores":{"pcm_f1":0.95,"pcm_em":0.0,…}`.
 
 use serde::Serialize;
 
@@ -18,6 +20,8 @@ struct Line<'a> {
     verdict: Status,
     reason: &'a str,
     message: &'a str,
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    scores: serde_json::Map<String, serde_json::Value>,
 }
 
 /// The lines of one prediction set (computes its results).
@@ -34,6 +38,11 @@ pub fn lines(eval: &Evaluation, set: usize) -> Vec<String> {
                 verdict: v.status,
                 reason: &v.code,
                 message: &v.reason,
+                scores: v
+                    .scores
+                    .iter()
+                    .map(|(name, value)| ((*name).to_owned(), serde_json::Value::from(*value)))
+                    .collect(),
             };
             // Serialising plain strings and numbers cannot fail.
             out.push(serde_json::to_string(&line).unwrap_or_default());

@@ -160,17 +160,31 @@ pub fn flips(eval: &Evaluation, set: usize, accepted: &Accepted) -> Flips {
 /// Checks `content` against the accepted snapshot through insta (so `INSTA_UPDATE` and
 /// `cargo insta review` work as usual). Returns insta's complaint if it rejects the content.
 pub fn assert_with_insta(eval: &Evaluation, set: usize, content: &str) -> Result<(), String> {
-    let dir = absolute(&eval.manifest.snapshots);
-    let snapshot_name = name(eval, set);
+    assert_named(
+        &eval.manifest.snapshots,
+        &name(eval, set),
+        &eval.manifest.path,
+        content,
+    )
+}
+
+/// Checks `content` against the snapshot `snapshot_name` in `dir` (a report of a dataset that is
+/// not one prediction set's, e.g. a gold parse report); `input_file` is recorded in its header.
+pub fn assert_named(
+    dir: &Path,
+    snapshot_name: &str,
+    input_file: &Path,
+    content: &str,
+) -> Result<(), String> {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(dir);
+    settings.set_snapshot_path(absolute(dir));
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
-    settings.set_input_file(&eval.manifest.path);
+    settings.set_input_file(input_file);
     quiet_panics::install();
     let outcome = quiet_panics::catch(|| {
         settings.bind(|| {
-            insta::assert_snapshot!(snapshot_name.as_str(), content);
+            insta::assert_snapshot!(snapshot_name, content);
         })
     });
     outcome.map_err(|payload| {

@@ -63,6 +63,9 @@ pub struct Summary {
     /// Conversational datasets: an interaction is correct iff all its turns are (interaction
     /// match); skipped or with a gold error if any turn is.
     pub interactions: Option<Tally>,
+    /// Graded scores (`pcm_f1`, …) summed over the scored items, in the verdicts' order; their
+    /// means are `sum / total.scored()`.
+    pub score_sums: Vec<(String, f64)>,
 }
 
 /// The official evaluator's turn groups.
@@ -88,6 +91,7 @@ impl Summary {
             by_category: BTreeMap::new(),
             by_turn: BTreeMap::new(),
             interactions: None,
+            score_sums: Vec::new(),
         };
         // Worst status per interaction: Correct < Incorrect < GoldError < Skipped.
         let mut interactions: BTreeMap<usize, Status> = BTreeMap::new();
@@ -96,6 +100,14 @@ impl Summary {
                 continue;
             };
             s.total.add(v.status);
+            if matches!(v.status, Status::Correct | Status::Incorrect) {
+                for (name, value) in v.scores.iter() {
+                    match s.score_sums.iter_mut().find(|(n, _)| n == name) {
+                        Some((_, sum)) => *sum += value,
+                        None => s.score_sums.push(((*name).to_owned(), *value)),
+                    }
+                }
+            }
             s.by_db.entry(item.db_id.clone()).or_default().add(v.status);
             if v.status != Status::Correct {
                 *s.reasons.entry(v.code.clone()).or_default() += 1;
@@ -147,10 +159,41 @@ impl Summary {
         )
     }
 
-    /// The full table: headline, reasons, per-database rows.
+    /// Mean of each graded score over the scored items.
+    pub fn score_means(&self) -> Vec<(&str, f64)> {
+        let n = self.total.scored().max(1) as f64;
+        self.score_sums
+            .iter()
+            .map(|(name, sum)| (name.as_str(), sum / n))
+            .collect()
+    }
+
+    /// The full table: headline, reasons, graded score means, per-database rows.
     pub fn render(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.headline());
+        if !self.score_sums.is_empty() {
+            let t = &self.total;
+            let means: Vec<String> = self
+                .score_means()
+                .iter()
+                .map(|(name, mean)| format!("{name} {mean:.4}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  mean over {} scored items: {}",
+                t.scored(),
+                means.join(", ")
+            );
+            let evaluable = t.items - t.gold_errors - t.skipped;
+            let _ = writeln!(
+                out,
+                "  golds evaluable: {evaluable}/{} = {:.2}% ({} gold errors)",
+                t.items,
+                100.0 * evaluable as f64 / t.items.max(1) as f64,
+                t.gold_errors
+            );
+        }
         if !self.reasons.is_empty() {
             let reasons: Vec<String> = self
                 .reasons
