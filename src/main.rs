@@ -2,8 +2,10 @@
 //!
 //! * `sqlsuite eval <manifest> [--format text|jsonl] [--predictions NAME]…`
 //! * `sqlsuite bench <manifest>`
+//! * `sqlsuite distill <manifest> [--out DIR] [--seed N] [--budget N] [--time-budget SECS]`
 
 mod bench;
+mod distill;
 mod progress;
 
 use std::path::PathBuf;
@@ -56,6 +58,34 @@ enum Command {
         #[arg(long)]
         timeout_ms: Option<u64>,
     },
+    /// Distil a test suite per schema (neighbor queries, random databases, greedy selection)
+    /// and write it with a report; evaluate with a manifest whose [databases] globs it.
+    Distill {
+        manifest: PathBuf,
+        /// Output directory: <out>/<db_id>/<db_id>_<k>.sqlite, report.json, summary.txt
+        /// (default: target/suites/<dataset name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Seed of every random choice (neighbors and databases).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// At most this many random databases drawn per schema.
+        #[arg(long, default_value_t = 1000)]
+        budget: usize,
+        /// Also stop drawing for a schema after this many seconds (the result then depends on
+        /// the machine's speed).
+        #[arg(long)]
+        time_budget: Option<u64>,
+        /// Only these db_ids (repeatable).
+        #[arg(long = "only")]
+        only: Vec<String>,
+        /// Per-query time limit while distilling.
+        #[arg(long, default_value_t = 2000)]
+        timeout_ms: u64,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -72,6 +102,26 @@ fn main() -> ExitCode {
             jobs,
             timeout_ms,
         } => set_jobs(jobs).and_then(|()| bench::run(&manifest, timeout_ms)),
+        Command::Distill {
+            manifest,
+            out,
+            seed,
+            budget,
+            time_budget,
+            only,
+            timeout_ms,
+            jobs,
+        } => set_jobs(jobs).and_then(|()| {
+            distill::run(&distill::Args {
+                manifest,
+                out,
+                seed,
+                budget,
+                time_budget_s: time_budget,
+                only,
+                timeout_ms,
+            })
+        }),
     };
     match result {
         Ok(code) => code,

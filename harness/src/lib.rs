@@ -23,6 +23,7 @@ pub mod report;
 pub mod spider_sql;
 pub mod sql_text;
 pub mod sqleval;
+pub mod test_suite;
 
 pub use evaluation::Evaluation;
 pub use manifest::Manifest;
