@@ -174,6 +174,7 @@ pub fn distill_schema(
         ..Limits::default()
     };
     let tables = input.schema.table_columns();
+    let not_null = input.schema.not_null();
     let constants =
         Constants::from_golds(input.golds.iter().map(|g| g.gold.as_str()), &input.schema);
 
@@ -189,7 +190,7 @@ pub fn distill_schema(
         let gold_text = exec.prepare_gold(&g.gold);
         let mut rng =
             fastrand::Rng::with_seed(database_seed(options.seed, &db_id, usize::MAX - g.index));
-        let ns = neighbors(&gold_text, &tables, &mut rng);
+        let ns = neighbors(&gold_text, &tables, &not_null, &mut rng);
         prepared.push(Prepared {
             gold: replace_cur_year(&gold_text),
             options: exec.compare_options(&gold_text),

@@ -91,6 +91,19 @@ pub struct Neighbor {
 /// The schema facts neighbor generation needs: tables and their columns (original spelling).
 pub type TableColumns = [(String, Vec<String>)];
 
+/// Per table, per column: declared NOT NULL. Inside `count(…)` one NOT NULL column is as good
+/// as another (and as `*`), so such replacements are not neighbors.
+pub type NotNull = [Vec<bool>];
+
+fn is_not_null(not_null: &NotNull, table: usize, column: &str, tables: &TableColumns) -> bool {
+    tables[table]
+        .1
+        .iter()
+        .position(|c| c.eq_ignore_ascii_case(column))
+        .and_then(|ci| not_null.get(table)?.get(ci).copied())
+        .unwrap_or(false)
+}
+
 /// At most this many replacement columns per column mention.
 const COLUMNS_PER_MENTION: usize = 20;
 
@@ -284,7 +297,12 @@ impl<'a> Query<'a> {
 /// Generates the neighbors of `gold`: every one-change edit described in the module doc,
 /// deduplicated, without the gold itself. `tables` gives column families; `rng` draws the
 /// random constants (seed it for determinism).
-pub fn neighbors(gold: &str, tables: &TableColumns, rng: &mut fastrand::Rng) -> Vec<Neighbor> {
+pub fn neighbors(
+    gold: &str,
+    tables: &TableColumns,
+    not_null: &NotNull,
+    rng: &mut fastrand::Rng,
+) -> Vec<Neighbor> {
     let q = Query::new(gold);
     let mut out: Vec<Neighbor> = Vec::new();
     let many_conjunct_spans = many_conjunct_spans(&q);
@@ -472,7 +490,7 @@ pub fn neighbors(gold: &str, tables: &TableColumns, rng: &mut fastrand::Rng) -> 
                         None,
                     ),
                     _ => {
-                        for alt in column_alternatives(&q, i, tables, &aliases, rng) {
+                        for alt in column_alternatives(&q, i, tables, not_null, &aliases, rng) {
                             push(NeighborKind::Column, replace(i, &alt), hard);
                         }
                     }
@@ -492,7 +510,7 @@ pub fn neighbors(gold: &str, tables: &TableColumns, rng: &mut fastrand::Rng) -> 
         })
     });
 
-    count_star_columns(&q, tables, &aliases, &mut |sql| {
+    count_star_columns(&q, tables, not_null, &aliases, &mut |sql| {
         out.push(Neighbor {
             kind: NeighborKind::Column,
             sql,
@@ -557,6 +575,7 @@ const COUNT_COLUMNS: usize = 4;
 fn count_star_columns(
     q: &Query,
     tables: &TableColumns,
+    not_null: &NotNull,
     aliases: &HashMap<String, usize>,
     push: &mut dyn FnMut(String),
 ) {
@@ -580,7 +599,9 @@ fn count_star_columns(
                 if made >= COUNT_COLUMNS {
                     break;
                 }
-                if !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') {
+                if !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+                    || is_not_null(not_null, k, c, tables)
+                {
                     continue;
                 }
                 let col = match qualifier.get(&k) {
@@ -676,10 +697,19 @@ fn column_alternatives(
     q: &Query,
     i: usize,
     tables: &TableColumns,
+    not_null: &NotNull,
     aliases: &HashMap<String, usize>,
     rng: &mut fastrand::Rng,
 ) -> Vec<String> {
     let t = &q.toks[i];
+    let arg_start = if i >= 2 && q.toks[i - 1].is_symbol(".") {
+        i - 2
+    } else {
+        i
+    };
+    let in_count = arg_start >= 2
+        && q.toks[arg_start - 1].is_symbol("(")
+        && q.toks[arg_start - 2].is_word("count");
     if q.is_keyword(i)
         || q.toks
             .get(i + 1)
@@ -706,9 +736,17 @@ fn column_alternatives(
         .into_iter()
         .filter(|&k| tables[k].1.iter().any(|c| c.to_lowercase() == name))
         .collect();
+    let counts_rows = in_count
+        && !owners.is_empty()
+        && owners
+            .iter()
+            .all(|&k| is_not_null(not_null, k, &name, tables));
     let mut family: Vec<String> = Vec::new();
     for k in owners {
         for c in &tables[k].1 {
+            if counts_rows && is_not_null(not_null, k, c, tables) {
+                continue;
+            }
             if c.to_lowercase() != name && !family.iter().any(|f| f.eq_ignore_ascii_case(c)) {
                 family.push(c.clone());
             }
@@ -876,7 +914,7 @@ mod tests {
     }
 
     fn gen(sql: &str) -> Vec<Neighbor> {
-        neighbors(sql, &tables(), &mut fastrand::Rng::with_seed(7))
+        neighbors(sql, &tables(), &[], &mut fastrand::Rng::with_seed(7))
     }
 
     fn has(ns: &[Neighbor], kind: NeighborKind, sql: &str) -> bool {

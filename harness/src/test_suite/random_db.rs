@@ -23,7 +23,13 @@ pub struct Constants {
     focus: HashMap<String, Vec<Value>>,
     numbers: Vec<Value>,
     strings: Vec<Value>,
+    /// The largest `COUNT(…) op N` threshold (N ≤ [`MAX_THRESHOLD`]) of the golds: databases
+    /// then sometimes have enough rows for groups that large.
+    count_threshold: Option<usize>,
 }
+
+/// Count thresholds above this are not aimed at (databases stay small).
+pub const MAX_THRESHOLD: usize = 200;
 
 /// How far back from a constant to look for the column it is compared with.
 const COLUMN_LOOKBACK: usize = 6;
@@ -68,6 +74,22 @@ impl Constants {
                     TokenKind::Str => t.string_content().map(string_variants).unwrap_or_default(),
                     _ => continue,
                 };
+                let after_count = i >= 3
+                    && toks[i - 2].is_symbol(")")
+                    && matches!(
+                        toks[i - 1].text.as_str(),
+                        ">" | ">=" | "<" | "<=" | "=" | "!="
+                    )
+                    && toks[i.saturating_sub(7)..i - 2]
+                        .iter()
+                        .any(|t| t.is_word("count"));
+                if let (true, TokenKind::Int, Ok(n)) =
+                    (after_count, t.kind, t.text.parse::<usize>())
+                {
+                    if n <= MAX_THRESHOLD {
+                        c.count_threshold = c.count_threshold.max(Some(n));
+                    }
+                }
                 let column = toks[i.saturating_sub(COLUMN_LOOKBACK)..i]
                     .iter()
                     .rev()
@@ -112,7 +134,38 @@ impl Constants {
     /// These constants, focused on one gold's: its constants are drawn most often.
     pub fn focused_on(&self, gold: &str, schema: &SuiteSchema) -> Constants {
         let mut c = self.clone();
-        c.focus = Constants::from_golds([gold], schema).by_column;
+        let own = Constants::from_golds([gold], schema);
+        // The constants exactly as written weigh more than their variants.
+        let exact: BTreeSet<String> = tokenize(gold)
+            .iter()
+            .filter_map(|t| match t.kind {
+                TokenKind::Str => t.string_content().map(|s| key_text(&Value::Text(s))),
+                TokenKind::Int => t
+                    .text
+                    .parse::<i64>()
+                    .ok()
+                    .map(|n| key_text(&Value::Integer(n))),
+                TokenKind::Float => t
+                    .text
+                    .parse::<f64>()
+                    .ok()
+                    .map(|x| key_text(&Value::Real(x))),
+                _ => None,
+            })
+            .collect();
+        c.focus = own
+            .by_column
+            .into_iter()
+            .map(|(col, vs)| {
+                let mut weighted = Vec::new();
+                for v in vs {
+                    let times = if exact.contains(&key_text(&v)) { 4 } else { 1 };
+                    weighted.extend(std::iter::repeat(v).take(times));
+                }
+                (col, weighted)
+            })
+            .collect();
+        c.count_threshold = own.count_threshold;
         c
     }
 }
@@ -145,6 +198,7 @@ fn string_variants(s: String) -> Vec<Value> {
 #[derive(Debug, Clone, Copy)]
 struct Shape {
     max_rows: usize,
+    min_rows: usize,
 }
 
 /// Fills an empty database (`conn`) with random rows for `schema`; everything drawn from `seed`.
@@ -164,9 +218,16 @@ pub fn populate(
     for ddl in schema.ddl.iter().filter(|d| !d.is_empty()) {
         conn.execute_batch(ddl).map_err(err)?;
     }
-    let shape = Shape {
+    let mut shape = Shape {
         max_rows: [2, 3, 5, 8, 12, 20][rng.usize(..6)],
+        min_rows: 1,
     };
+    if let Some(n) = constants.count_threshold {
+        if rng.bool() && n + 2 > shape.max_rows {
+            shape.max_rows = n + 2 + rng.usize(..=n / 4 + 2);
+            shape.min_rows = n.saturating_sub(2).max(1);
+        }
+    }
     // Every column's original values, by whether they are text: a column sometimes borrows
     // another's, so that unrelated columns can hold equal values (and a wrong join column
     // shows).
@@ -177,6 +238,15 @@ pub fn populate(
             borrowable[usize::from(text)].extend(c.original.iter().take(20));
         }
     }
+    // Witness rows: the first rows of each table take the focused gold's constants in every
+    // column it compares at once (and reference each other's keys), so that conditions on
+    // several columns and tables can hold together.
+    let witness_rows = if !constants.focus.is_empty() && rng.u32(..100) < 70 {
+        1 + rng.usize(..2)
+    } else {
+        0
+    };
+    let mut witnesses: HashMap<(usize, usize), Vec<Value>> = HashMap::new();
     // Values actually stored per (table, column) that other tables reference.
     let mut stored: HashMap<(usize, usize), Vec<Value>> = HashMap::new();
     let tx = conn.unchecked_transaction().map_err(err)?;
@@ -188,7 +258,7 @@ pub fn populate(
         let rows = if rng.u32(..100) < 5 {
             0
         } else {
-            rng.usize(1..=shape.max_rows)
+            rng.usize(shape.min_rows..=shape.max_rows)
         };
         let pools: Vec<ColumnPool> = table
             .columns
@@ -206,7 +276,8 @@ pub fn populate(
             marks.join(", ")
         );
         let mut stmt = tx.prepare(&sql).map_err(err)?;
-        for _ in 0..rows {
+        for r in 0..rows {
+            let witness_row = r < witness_rows;
             let mut row: Vec<Value> = Vec::with_capacity(table.columns.len());
             for (k, col) in table.columns.iter().enumerate() {
                 let fk = schema
@@ -215,8 +286,14 @@ pub fn populate(
                     .find(|f| f.table == t && f.column == k && f.parent_table != t);
                 let is_key = table.primary_key.contains(&k);
                 let parents = fk.and_then(|f| stored.get(&(f.parent_table, f.parent_column)));
-                let mut v = match parents {
-                    Some(p) if !p.is_empty() && rng.u32(..100) < 90 => {
+                let parent_witnesses = fk
+                    .and_then(|f| witnesses.get(&(f.parent_table, f.parent_column)))
+                    .filter(|w| !w.is_empty());
+                let focus = constants.focus.get(&col.name.to_lowercase());
+                let mut v = match (witness_row, focus, parent_witnesses, parents) {
+                    (true, Some(f), _, _) if !f.is_empty() => f[rng.usize(..f.len())].clone(),
+                    (true, _, Some(w), _) => w[rng.usize(..w.len())].clone(),
+                    (_, _, _, Some(p)) if !p.is_empty() && rng.u32(..100) < 90 => {
                         p[rng.usize(..p.len())].clone()
                     }
                     _ => pools[k].draw(col.kind, &mut rng),
@@ -233,17 +310,22 @@ pub fn populate(
                         tries += 1;
                     }
                     used_keys.insert(key_text(&v));
-                } else if !is_key && rng.u32(..100) < pools[k].null_percent {
+                } else if !is_key && !col.not_null && rng.u32(..100) < pools[k].null_percent {
                     v = Value::Null;
                 }
                 row.push(v);
             }
             // A row the table's declared constraints refuse (a text value for an INTEGER
             // PRIMARY KEY, say) is left out, like a duplicate key.
-            if let Err(e) = stmt.execute(rusqlite::params_from_iter(row.iter())) {
-                if !matches!(e, rusqlite::Error::SqliteFailure(..)) {
-                    return Err(err(e));
+            match stmt.execute(rusqlite::params_from_iter(row.iter())) {
+                Ok(_) if witness_row => {
+                    for (k, v) in row.into_iter().enumerate() {
+                        witnesses.entry((t, k)).or_default().push(v);
+                    }
                 }
+                Ok(_) => {}
+                Err(e) if matches!(e, rusqlite::Error::SqliteFailure(..)) => {}
+                Err(e) => return Err(err(e)),
             }
         }
         drop(stmt);
@@ -356,9 +438,9 @@ impl ColumnPool {
         for _ in 0..size {
             let r = rng.u32(..100);
             let v = match r {
-                0..=39 => pick(focus, rng),
-                40..=54 => pick(targeted, rng),
-                55..=79 => pick(&pool.original, rng),
+                0..=49 => pick(focus, rng),
+                50..=59 => pick(targeted, rng),
+                60..=79 => pick(&pool.original, rng),
                 80..=84 => pick(borrow, rng).cloned(),
                 85..=89 => pick(globals, rng),
                 _ => None,
@@ -435,6 +517,7 @@ mod tests {
             name: name.into(),
             kind,
             original: Vec::new(),
+            not_null: false,
         };
         SuiteSchema {
             db_id: "t".into(),

@@ -27,6 +27,8 @@ pub struct Column {
     pub kind: ColumnKind,
     /// Distinct values the original database holds in this column (a sample), if any.
     pub original: Vec<rusqlite::types::Value>,
+    /// Declared NOT NULL (or part of the primary key) in the original database.
+    pub not_null: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -130,6 +132,7 @@ fn from_raw(r: RawSchema) -> Result<SuiteSchema, SuiteError> {
             name: name.clone(),
             kind,
             original: Vec::new(),
+            not_null: false,
         });
     }
     let lookup = |id: usize| position.get(id).copied().flatten();
@@ -231,7 +234,13 @@ impl SuiteSchema {
             path: path.to_path_buf(),
             message: e.to_string(),
         };
-        let conn = crate::backend::sqlite::open(path).map_err(err)?;
+        // Only the generator's own catalog queries run here (PRAGMA table_info needs a
+        // connection without the untrusted-query authorizer); the file is opened read-only.
+        let conn = rusqlite::Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(err)?;
         let mut ddl = Vec::new();
         {
             let mut stmt = conn
@@ -257,7 +266,19 @@ impl SuiteSchema {
                 continue;
             };
             statements.push(sql.clone());
+            let info = format!("PRAGMA table_info({})", ident(&t.name));
+            let not_null: Vec<String> = conn
+                .prepare(&info)
+                .and_then(|mut stmt| {
+                    stmt.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, i64>(3)?)))?
+                        .filter_map(Result::ok)
+                        .filter(|(_, nn)| *nn != 0)
+                        .map(|(name, _)| Ok(name.to_lowercase()))
+                        .collect()
+                })
+                .unwrap_or_default();
             for c in &mut t.columns {
+                c.not_null = not_null.contains(&c.name.to_lowercase());
                 let q = format!(
                     "SELECT DISTINCT {} FROM {} WHERE {} IS NOT NULL LIMIT {ORIGINAL_VALUES}",
                     ident(&c.name),
@@ -338,6 +359,14 @@ impl SuiteSchema {
         self.foreign_keys.extend(added);
         self.order = topological_order(&self);
         self
+    }
+
+    /// Per table, per column: declared NOT NULL, for neighbor generation.
+    pub fn not_null(&self) -> Vec<Vec<bool>> {
+        self.tables
+            .iter()
+            .map(|t| t.columns.iter().map(|c| c.not_null).collect())
+            .collect()
     }
 
     /// Tables and their column names, for neighbor generation.
