@@ -284,6 +284,51 @@ impl<'a> Query<'a> {
         open.is_some_and(|o| o > 0 && self.is_comparison(o - 1))
     }
 
+    /// True if comparison `i` is `count(…) op N` inside a HAVING clause (groups are never
+    /// empty there, so a count is at least 1).
+    fn having_count(&self, i: usize) -> bool {
+        if !self.after_count(i) {
+            return false;
+        }
+        let d = self.depth[i];
+        for j in (0..i).rev() {
+            if self.depth[j] < d {
+                return false;
+            }
+            if self.depth[j] == d && self.toks[j].kind == TokenKind::Word {
+                let w = self.toks[j].lower();
+                if w == "having" {
+                    return true;
+                }
+                if CLAUSE_WORDS.contains(&w.as_str()) {
+                    return false;
+                }
+            }
+        }
+        false
+    }
+
+    /// For comparison `i` of the form `col op (SELECT min(col) FROM t)` (or `max`, same column
+    /// name, no WHERE in the subquery): which extremum.
+    fn compared_with_own_extremum(&self, i: usize) -> Option<&'static str> {
+        let lhs = self.toks.get(i.checked_sub(1)?)?;
+        let t = |k: usize| self.toks.get(i + k);
+        let shape = t(1)?.is_symbol("(")
+            && t(2)?.is_word("select")
+            && t(4)?.is_symbol("(")
+            && t(6)?.is_symbol(")")
+            && t(7)?.is_word("from")
+            && t(9)?.is_symbol(")");
+        if !shape || lhs.kind != TokenKind::Word || !t(5)?.text.eq_ignore_ascii_case(&lhs.text) {
+            return None;
+        }
+        match t(3)?.lower().as_str() {
+            "min" => Some("min"),
+            "max" => Some("max"),
+            _ => None,
+        }
+    }
+
     fn is_comparison(&self, i: usize) -> bool {
         let t = &self.toks[i];
         t.kind == TokenKind::Symbol
@@ -348,6 +393,10 @@ pub fn neighbors(
                 alts.remove(&c);
                 if prev_word("limit") && c >= 1 && q.in_scalar_subquery(i) {
                     alts.retain(|&a| a < 1);
+                }
+                if i > 0 && q.is_comparison(i - 1) && q.having_count(i - 1) {
+                    let op = q.toks[i - 1].text.as_str();
+                    alts.retain(|&a| !same_on_groups(op, c, op, a));
                 }
                 for a in alts {
                     push(NeighborKind::IntValue, replace(i, &a.to_string()), hard);
@@ -432,10 +481,23 @@ pub fn neighbors(
                     "<>" => "!=",
                     other => other,
                 };
+                let threshold = q
+                    .toks
+                    .get(i + 1)
+                    .filter(|_| q.having_count(i))
+                    .and_then(|n| n.text.parse::<i64>().ok());
+                let extremum = q.compared_with_own_extremum(i);
                 for op in COMPARISONS {
-                    if *op != norm {
-                        push(NeighborKind::Comparison, replace(i, op), hard);
+                    if *op == norm {
+                        continue;
                     }
+                    if threshold.is_some_and(|n| same_on_groups(norm, n, op, n)) {
+                        continue;
+                    }
+                    if extremum.is_some_and(|e| same_against_extremum(e, norm, op)) {
+                        continue;
+                    }
+                    push(NeighborKind::Comparison, replace(i, op), hard);
                 }
             }
             TokenKind::Symbol => {}
@@ -553,6 +615,34 @@ pub fn join_pairs(sql: &str, tables: &TableColumns) -> Vec<((String, String), (S
         }
     }
     out
+}
+
+fn holds(op: &str, a: i64, b: i64) -> bool {
+    match op {
+        "=" | "==" => a == b,
+        "!=" | "<>" => a != b,
+        "<" => a < b,
+        "<=" => a <= b,
+        ">" => a > b,
+        ">=" => a >= b,
+        _ => false,
+    }
+}
+
+/// `count op1 n1` and `count op2 n2` agree on every group (count ≥ 1).
+fn same_on_groups(op1: &str, n1: i64, op2: &str, n2: i64) -> bool {
+    let top = n1.max(n2).saturating_add(2).max(2);
+    (1..=top).all(|c| holds(op1, c, n1) == holds(op2, c, n2))
+}
+
+/// `x op1 min(x)` and `x op2 min(x)` agree for every x of the column (no x is below its min;
+/// likewise above its max).
+fn same_against_extremum(extremum: &str, op1: &str, op2: &str) -> bool {
+    // x relative to the extremum: -1 below, 0 equal, 1 above; only one side can occur.
+    let possible: [i64; 2] = if extremum == "min" { [0, 1] } else { [-1, 0] };
+    possible
+        .iter()
+        .all(|&x| holds(op1, x, 0) == holds(op2, x, 0))
 }
 
 /// Token form used to deduplicate neighbors (whitespace and keyword case do not count).
