@@ -617,6 +617,44 @@ pub fn join_pairs(sql: &str, tables: &TableColumns) -> Vec<((String, String), (S
     out
 }
 
+/// Columns (`alias.col` or `col`, lower case) that a comparison operand makes non-NULL in every
+/// row the query counts: any comparison with NULL fails. Only for queries without OR (where a
+/// comparison might not have to hold).
+fn null_rejected(q: &Query) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if q.toks.iter().any(|t| t.is_word("or")) {
+        return out;
+    }
+    let operand = |from: usize, to_left: bool| -> Option<String> {
+        let t = q.toks.get(from)?;
+        if t.kind != TokenKind::Word {
+            return None;
+        }
+        let (qual, col) = if to_left {
+            match from.checked_sub(2) {
+                Some(j) if q.toks[from - 1].is_symbol(".") => (Some(&q.toks[j]), t),
+                _ => (None, t),
+            }
+        } else if q.toks.get(from + 1).is_some_and(|d| d.is_symbol(".")) {
+            (Some(t), q.toks.get(from + 2)?)
+        } else {
+            (None, t)
+        };
+        let col = unquote_ident(&col.text).to_lowercase();
+        Some(match qual {
+            Some(a) => format!("{}.{col}", unquote_ident(&a.text).to_lowercase()),
+            None => col,
+        })
+    };
+    for i in 1..q.toks.len() {
+        if q.is_comparison(i) {
+            out.extend(operand(i - 1, true));
+            out.extend(operand(i + 1, false));
+        }
+    }
+    out
+}
+
 fn holds(op: &str, a: i64, b: i64) -> bool {
     match op {
         "=" | "==" => a == b,
@@ -669,6 +707,7 @@ fn count_star_columns(
     aliases: &HashMap<String, usize>,
     push: &mut dyn FnMut(String),
 ) {
+    let rejected = null_rejected(q);
     let in_query: BTreeSet<usize> = aliases.values().copied().collect();
     let qualifier: HashMap<usize, String> = aliases
         .iter()
@@ -691,6 +730,11 @@ fn count_star_columns(
                 }
                 if !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
                     || is_not_null(not_null, k, c, tables)
+                    || rejected.contains(&match qualifier.get(&k) {
+                        Some(a) => format!("{a}.{}", c.to_lowercase()),
+                        None => c.to_lowercase(),
+                    })
+                    || rejected.contains(&c.to_lowercase())
                 {
                     continue;
                 }
@@ -826,15 +870,20 @@ fn column_alternatives(
         .into_iter()
         .filter(|&k| tables[k].1.iter().any(|c| c.to_lowercase() == name))
         .collect();
-    let counts_rows = in_count
-        && !owners.is_empty()
-        && owners
-            .iter()
-            .all(|&k| is_not_null(not_null, k, &name, tables));
+    let rejected = null_rejected(q);
+    let qual = qualified.then(|| unquote_ident(&q.toks[i - 2].text).to_lowercase());
+    let key = |c: &str| match &qual {
+        Some(a) => format!("{a}.{}", c.to_lowercase()),
+        None => c.to_lowercase(),
+    };
+    let never_null =
+        |k: usize, c: &str| is_not_null(not_null, k, c, tables) || rejected.contains(&key(c));
+    let counts_rows =
+        in_count && !owners.is_empty() && owners.iter().all(|&k| never_null(k, &name));
     let mut family: Vec<String> = Vec::new();
     for k in owners {
         for c in &tables[k].1 {
-            if counts_rows && is_not_null(not_null, k, c, tables) {
+            if counts_rows && never_null(k, c) {
                 continue;
             }
             if c.to_lowercase() != name && !family.iter().any(|f| f.eq_ignore_ascii_case(c)) {
