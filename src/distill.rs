@@ -22,6 +22,7 @@ pub struct Args {
     pub time_budget_s: Option<u64>,
     pub only: Vec<String>,
     pub timeout_ms: u64,
+    pub plug_value: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -31,11 +32,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("target/suites").join(&manifest.name));
+    let mut exec = manifest.metrics.exec.clone().unwrap_or_default();
+    exec.plug_value |= args.plug_value;
+    let plug_value = exec.plug_value;
     let options = DistillOptions {
         seed: args.seed,
         max_databases: args.budget,
         time_budget: args.time_budget_s.map(Duration::from_secs),
-        exec: manifest.metrics.exec.clone().unwrap_or_default(),
+        exec,
         query_timeout: Duration::from_millis(args.timeout_ms),
     };
     let started = Instant::now();
@@ -44,6 +48,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     bar.finish();
     let report = Report::new(
         args.seed,
+        plug_value,
         args.budget,
         started.elapsed().as_secs_f64(),
         &outcomes,

@@ -82,6 +82,11 @@ enum Command {
         /// Per-query time limit while distilling.
         #[arg(long, default_value_t = 2000)]
         timeout_ms: u64,
+        /// Distil for evaluation with plug_value (also on if the manifest's [metrics.exec]
+        /// says so): a neighbor counts as distinguished only if every candidate the metric
+        /// would try is told apart too.
+        #[arg(long)]
+        plug_value: bool,
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
@@ -110,6 +115,7 @@ fn main() -> ExitCode {
             time_budget,
             only,
             timeout_ms,
+            plug_value,
             jobs,
         } => set_jobs(jobs).and_then(|()| {
             distill::run(&distill::Args {
@@ -120,6 +126,7 @@ fn main() -> ExitCode {
                 time_budget_s: time_budget,
                 only,
                 timeout_ms,
+                plug_value,
             })
         }),
     };

@@ -9,6 +9,9 @@
 //! text preprocessing, sqlparse-compatible), [`spider_sql`] (the official Spider parser,
 //! hardness and component comparison), [`plug_value`] (the `--plug_value` candidates) and
 //! [`sqleval`] (Defog SQL-Eval's gold expansion and result comparison).
+//!
+//! [`test_suite`] distils test suites (neighbor queries, random databases, greedy selection);
+//! a manifest whose `[databases]` pattern globs a suite evaluates with test-suite accuracy.
 
 pub mod backend;
 pub mod dataset;

@@ -117,12 +117,35 @@ pub fn database_seed(seed: u64, db_id: &str, k: usize) -> u64 {
     u64::from_le_bytes(eight)
 }
 
-/// A gold prepared for execution, with its neighbors prepared the way the metric prepares
-/// predictions.
+/// A gold prepared for execution and, per neighbor, the texts still to tell apart from it
+/// ("targets"): the neighbor as the metric prepares a prediction and, under `plug_value`, every
+/// text the metric would also try (the gold's values plugged into the neighbor's value slots).
+/// A neighbor is distinguished when none is left.
 struct Prepared {
     gold: String,
     options: CompareOptions,
-    neighbors: Vec<String>,
+    targets: Vec<Vec<String>>,
+}
+
+/// At most this many `plug_value` candidates are tracked per neighbor.
+const MAX_PLUG_CANDIDATES: usize = 64;
+
+/// The texts the exec metric would run for `neighbor` as a prediction: as written and, with
+/// `plug_value` (and not for a constant edit, which plugging undoes), the plugged candidates.
+fn targets(exec: &Exec, plug_value: bool, gold_text: &str, neighbor: &Neighbor) -> Vec<String> {
+    let pred_text = exec.prepare_prediction(&neighbor.sql);
+    let as_written = replace_cur_year(&pred_text);
+    let mut out = vec![as_written.clone()];
+    if plug_value && !neighbor.kind.is_value() {
+        let plug = crate::plug_value::plug(gold_text, &pred_text);
+        for c in plug.candidates().take(MAX_PLUG_CANDIDATES) {
+            let c = replace_cur_year(&c);
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// Where a query runs: the original file through the backend, or a generated database.
@@ -194,9 +217,9 @@ pub fn distill_schema(
         prepared.push(Prepared {
             gold: replace_cur_year(&gold_text),
             options: exec.compare_options(&gold_text),
-            neighbors: ns
+            targets: ns
                 .iter()
-                .map(|n| replace_cur_year(&exec.prepare_prediction(&n.sql)))
+                .map(|n| targets(&exec, options.exec.plug_value, &gold_text, n))
                 .collect(),
         });
         outcomes.push(GoldOutcome {
@@ -254,53 +277,62 @@ pub fn distill_schema(
         },
     };
 
-    // Validate neighbors on the base (in parallel over golds when it is a file) and mark those
-    // it already tells apart.
-    let validate = |p: &Prepared, o: &mut GoldOutcome, target: &Target| {
+    // Validate neighbors on the base (in parallel over golds when it is a file): a neighbor
+    // that fails there is dropped; the targets the base tells apart are closed.
+    let validate = |p: &mut Prepared, o: &mut GoldOutcome, target: &Target| {
         let gold = match target.run(&p.gold, &limits) {
             Ok(t) => t,
             Err(e) => {
                 o.gold_error = Some(e.to_string());
                 o.failed = o.neighbors.len();
                 o.neighbors.clear();
-                return Vec::new();
+                p.targets.clear();
+                return;
             }
         };
         let mut keep = Vec::new();
-        let mut kept_sql = Vec::new();
-        for (n, sql) in o.neighbors.drain(..).zip(&p.neighbors) {
-            match differs(target, &gold, sql, p.options, &limits) {
-                Ok(d) => {
-                    let mut n = n;
-                    if d {
-                        n.distinguished_by = Some(base_name.clone());
-                    }
-                    keep.push(n);
-                    kept_sql.push(sql.clone());
+        let mut kept_targets = Vec::new();
+        for (n, mut ts) in o.neighbors.drain(..).zip(p.targets.drain(..)) {
+            let as_written = match differs(target, &gold, &ts[0], p.options, &limits) {
+                Ok(d) => d,
+                Err(_) => {
+                    o.failed += 1;
+                    continue;
                 }
-                Err(_) => o.failed += 1,
+            };
+            let mut open = Vec::with_capacity(ts.len());
+            if !as_written {
+                open.push(ts[0].clone());
             }
+            for t in ts.drain(..).skip(1) {
+                if let Ok(false) | Err(ExecError::Timeout { .. }) =
+                    differs(target, &gold, &t, p.options, &limits)
+                {
+                    open.push(t);
+                }
+            }
+            let mut n = n;
+            if open.is_empty() {
+                n.distinguished_by = Some(base_name.clone());
+            }
+            keep.push(n);
+            kept_targets.push(open);
         }
         o.neighbors = keep;
-        kept_sql
+        p.targets = kept_targets;
     };
-    let validated: Vec<Vec<String>> = match &base {
+    match &base {
         Target::File(db) => {
             let db = *db;
             prepared
-                .par_iter()
+                .par_iter_mut()
                 .zip(outcomes.par_iter_mut())
-                .map(|(p, o)| validate(p, o, &Target::File(db)))
-                .collect()
+                .for_each(|(p, o)| validate(p, o, &Target::File(db)));
         }
         Target::Memory(_) => prepared
-            .iter()
+            .iter_mut()
             .zip(outcomes.iter_mut())
-            .map(|(p, o)| validate(p, o, &base))
-            .collect(),
-    };
-    for (p, v) in prepared.iter_mut().zip(validated) {
-        p.neighbors = v;
+            .for_each(|(p, o)| validate(p, o, &base)),
     }
     match &input.original {
         Some(path) => {
@@ -315,48 +347,35 @@ pub fn distill_schema(
     }
     databases.push(base_name);
 
-    // Greedy: draw random databases while some neighbor is not told apart.
-    let pending = |outcomes: &[GoldOutcome]| -> usize {
-        outcomes
-            .iter()
-            .map(|o| {
-                o.neighbors
-                    .iter()
-                    .filter(|n| n.distinguished_by.is_none())
-                    .count()
-            })
-            .sum()
+    // Greedy: draw random databases while some target is not told apart; keep a database iff
+    // it tells apart a target no kept database does.
+    let open_golds = |prepared: &[Prepared]| -> Vec<usize> {
+        (0..prepared.len())
+            .filter(|&g| prepared[g].targets.iter().any(|t| !t.is_empty()))
+            .collect()
     };
-    while pending(&outcomes) > 0
-        && sampled < options.max_databases
-        && options.time_budget.map_or(true, |b| started.elapsed() < b)
-    {
+    loop {
+        let open = open_golds(&prepared);
+        if open.is_empty()
+            || sampled >= options.max_databases
+            || options.time_budget.is_some_and(|b| started.elapsed() >= b)
+        {
+            break;
+        }
         let k = next_k;
         next_k += 1;
         sampled += 1;
         let seed = database_seed(options.seed, &db_id, k);
         // Focus each database on one gold that still has neighbors to tell apart, in turn.
-        let open_golds: Vec<usize> = (0..outcomes.len())
-            .filter(|&g| {
-                outcomes[g]
-                    .neighbors
-                    .iter()
-                    .any(|n| n.distinguished_by.is_none())
-            })
-            .collect();
-        let focus = open_golds[k % open_golds.len()];
+        let focus = open[k % open.len()];
         let constants = constants.focused_on(&input.golds[focus].gold, &input.schema);
         let conn = random_db::in_memory(&input.schema, &constants, seed)?;
         let target = Target::Memory(&conn);
-        let mut found: Vec<(usize, usize)> = Vec::new();
+        // (gold, neighbor, target) told apart by this database.
+        let mut found: Vec<(usize, usize, usize)> = Vec::new();
         let mut usable = true;
-        for (g, (p, o)) in prepared.iter().zip(&outcomes).enumerate() {
-            if o.gold_error.is_some() {
-                continue;
-            }
-            let open: Vec<usize> = (0..o.neighbors.len())
-                .filter(|&n| o.neighbors[n].distinguished_by.is_none())
-                .collect();
+        for &g in &open {
+            let p = &prepared[g];
             let gold = match target.run(&p.gold, &limits) {
                 Ok(t) => t,
                 Err(_) => {
@@ -364,25 +383,37 @@ pub fn distill_schema(
                     break;
                 }
             };
-            for n in open {
-                if let Ok(true) | Err(ExecError::Sql(_)) =
-                    differs(&target, &gold, &p.neighbors[n], p.options, &limits)
-                {
-                    found.push((g, n));
+            for (n, ts) in p.targets.iter().enumerate() {
+                for (t, sql) in ts.iter().enumerate() {
+                    if let Ok(true) | Err(ExecError::Sql(_)) =
+                        differs(&target, &gold, sql, p.options, &limits)
+                    {
+                        found.push((g, n, t));
+                    }
                 }
             }
         }
+        if found.is_empty() && usable {
+            continue;
+        }
+        // A kept database must run every gold (a gold never fails on its own suite).
+        usable = usable
+            && (0..prepared.len())
+                .filter(|g| !open.contains(g) && outcomes[*g].gold_error.is_none())
+                .all(|g| target.run(&prepared[g].gold, &limits).is_ok());
         if !usable {
             rejected += 1;
             continue;
         }
-        if found.is_empty() {
-            continue;
-        }
         let name = format!("{db_id}_{k}.sqlite");
         random_db::write(&dir.join(&name), &input.schema, &constants, seed)?;
-        for (g, n) in found {
-            outcomes[g].neighbors[n].distinguished_by = Some(name.clone());
+        // Close targets from the back so indices stay valid.
+        found.sort_unstable();
+        for &(g, n, t) in found.iter().rev() {
+            prepared[g].targets[n].remove(t);
+            if prepared[g].targets[n].is_empty() {
+                outcomes[g].neighbors[n].distinguished_by = Some(name.clone());
+            }
         }
         databases.push(name);
     }

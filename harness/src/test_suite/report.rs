@@ -51,6 +51,8 @@ pub struct SchemaReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub seed: u64,
+    /// Neighbors count as distinguished only if every `plug_value` candidate is told apart too.
+    pub plug_value: bool,
     pub max_databases: usize,
     pub wall_seconds: f64,
     pub schemas: Vec<SchemaReport>,
@@ -98,6 +100,7 @@ fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
 impl Report {
     pub fn new(
         seed: u64,
+        plug_value: bool,
         max_databases: usize,
         wall_seconds: f64,
         schemas: &[SchemaOutcome],
@@ -159,6 +162,7 @@ impl Report {
         };
         Report {
             seed,
+            plug_value,
             max_databases,
             wall_seconds,
             schemas: schema_reports,
@@ -195,7 +199,7 @@ impl Report {
         s.push_str(&format!(
             "total: {} golds, {} neighbors, {} distinguished = {:.3}%; {} suite databases \
              ({:.2} MiB) from {} sampled; {} golds unreliable, {} gold errors; wall {:.1} s \
-             (seed {}, at most {} databases per schema)\n",
+             (seed {}, at most {} databases per schema{})\n",
             t.golds,
             t.neighbors,
             t.distinguished,
@@ -207,7 +211,8 @@ impl Report {
             t.gold_errors,
             self.wall_seconds,
             self.seed,
-            self.max_databases
+            self.max_databases,
+            if self.plug_value { ", plug_value" } else { "" }
         ));
         if !t.undistinguished_by_kind.is_empty() {
             let kinds: Vec<String> = t
