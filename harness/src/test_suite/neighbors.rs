@@ -795,8 +795,10 @@ fn alias_map(q: &Query, tables: &TableColumns) -> HashMap<String, usize> {
         let Some(&k) = by_name.get(&name) else {
             continue;
         };
-        let after_from = i > 0 && (q.toks[i - 1].is_word("from") || q.toks[i - 1].is_word("join"))
-            || i > 0 && q.toks[i - 1].is_symbol(",");
+        let after_from = i > 0
+            && (q.toks[i - 1].is_word("from")
+                || q.toks[i - 1].is_word("join")
+                || q.toks[i - 1].is_symbol(","));
         if !after_from {
             continue;
         }

@@ -324,7 +324,7 @@ pub fn populate(
                     }
                 }
                 Ok(_) => {}
-                Err(e) if matches!(e, rusqlite::Error::SqliteFailure(..)) => {}
+                Err(rusqlite::Error::SqliteFailure(..)) => {}
                 Err(e) => return Err(err(e)),
             }
         }
