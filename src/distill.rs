@@ -23,6 +23,7 @@ pub struct Args {
     pub only: Vec<String>,
     pub timeout_ms: u64,
     pub plug_value: bool,
+    pub reject_order_dependent: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -41,6 +42,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         time_budget: args.time_budget_s.map(Duration::from_secs),
         exec,
         query_timeout: Duration::from_millis(args.timeout_ms),
+        reject_order_dependent: args.reject_order_dependent,
     };
     let started = Instant::now();
     let bar = Progress::new(inputs.len() as u64, "distilling schemas");

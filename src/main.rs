@@ -87,6 +87,10 @@ enum Command {
         /// would try is told apart too.
         #[arg(long)]
         plug_value: bool,
+        /// Keep no database on which some gold's answer depends on physical row order (ties
+        /// under ORDER BY … LIMIT); fewer neighbors get distinguished.
+        #[arg(long)]
+        reject_order_dependent: bool,
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
@@ -116,6 +120,7 @@ fn main() -> ExitCode {
             only,
             timeout_ms,
             plug_value,
+            reject_order_dependent,
             jobs,
         } => set_jobs(jobs).and_then(|()| {
             distill::run(&distill::Args {
@@ -127,6 +132,7 @@ fn main() -> ExitCode {
                 only,
                 timeout_ms,
                 plug_value,
+                reject_order_dependent,
             })
         }),
     };

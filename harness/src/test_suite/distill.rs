@@ -34,6 +34,9 @@ pub struct DistillOptions {
     pub exec: ExecOptions,
     /// Per-query time limit while distilling.
     pub query_timeout: Duration,
+    /// Keep no random database on which some gold's answer depends on physical row order
+    /// (ties under ORDER BY … LIMIT), checked by inserting the same rows in reverse order.
+    pub reject_order_dependent: bool,
 }
 
 impl Default for DistillOptions {
@@ -44,6 +47,7 @@ impl Default for DistillOptions {
             time_budget: None,
             exec: ExecOptions::default(),
             query_timeout: Duration::from_secs(2),
+            reject_order_dependent: false,
         }
     }
 }
@@ -96,6 +100,8 @@ pub struct SchemaOutcome {
     pub sampled: usize,
     /// Random databases rejected because some gold fails on them.
     pub rejected: usize,
+    /// Random databases rejected because some gold's answer depends on physical row order.
+    pub ambiguous: usize,
     /// File names of the suite, in order.
     pub databases: Vec<String>,
     /// Bytes of the suite's files (the copied original included).
@@ -242,6 +248,7 @@ pub fn distill_schema(
     let mut databases = Vec::new();
     let mut sampled = 0usize;
     let mut rejected = 0usize;
+    let mut ambiguous = 0usize;
     let mut next_k = 1usize;
 
     // The base database: the original, else the first random one every gold runs on.
@@ -405,6 +412,27 @@ pub fn distill_schema(
             rejected += 1;
             continue;
         }
+        // ... and, if asked, give every gold an answer that does not depend on physical row
+        // order (ties under ORDER BY … LIMIT): the same rows inserted in reverse order must give
+        // the same result, or an equivalent prediction could be judged wrong.
+        if options.reject_order_dependent {
+            let twin = random_db::in_memory_ordered(&input.schema, &constants, seed, true)?;
+            let twin = Target::Memory(&twin);
+            let order_free = prepared
+                .iter()
+                .zip(&outcomes)
+                .filter(|(p, o)| o.gold_error.is_none() && depends_on_order(&p.gold))
+                .all(
+                    |(p, _)| match (target.run(&p.gold, &limits), twin.run(&p.gold, &limits)) {
+                        (Ok(a), Ok(b)) => compare(&a, &b, p.options).is_ok(),
+                        _ => false,
+                    },
+                );
+            if !order_free {
+                ambiguous += 1;
+                continue;
+            }
+        }
         let name = format!("{db_id}_{k}.sqlite");
         random_db::write(&dir.join(&name), &input.schema, &constants, seed)?;
         // Close targets from the back so indices stay valid.
@@ -428,11 +456,20 @@ pub fn distill_schema(
         has_original: input.original.is_some(),
         sampled,
         rejected,
+        ambiguous,
         databases,
         bytes,
         seconds: started.elapsed().as_secs_f64(),
         golds: outcomes,
     })
+}
+
+/// A query whose rows may depend on physical row order: it has a LIMIT (ties under ORDER BY,
+/// or no ORDER BY at all).
+fn depends_on_order(sql: &str) -> bool {
+    super::tokens::tokenize(sql)
+        .iter()
+        .any(|t| t.is_word("limit"))
 }
 
 /// Removes an earlier suite's files for `db_id` from `dir` (only `<db_id>_<k>.sqlite`).

@@ -202,11 +202,15 @@ struct Shape {
 }
 
 /// Fills an empty database (`conn`) with random rows for `schema`; everything drawn from `seed`.
+/// With `reversed`, every table's rows are inserted in the opposite order (the same rows; a
+/// query whose result depends on physical row order, e.g. ties under ORDER BY … LIMIT, may
+/// answer differently on the two).
 pub fn populate(
     conn: &Connection,
     schema: &SuiteSchema,
     constants: &Constants,
     seed: u64,
+    reversed: bool,
 ) -> Result<(), SuiteError> {
     let err = |e: rusqlite::Error| SuiteError::Generate {
         db_id: schema.db_id.clone(),
@@ -255,7 +259,12 @@ pub fn populate(
         if table.columns.is_empty() || super::schema::is_internal(&table.name) {
             continue;
         }
-        let rows = if rng.u32(..100) < 5 {
+        // A table other tables must reference is never empty.
+        let is_parent = schema
+            .foreign_keys
+            .iter()
+            .any(|f| f.declared && f.parent_table == t && f.table != t);
+        let rows = if rng.u32(..100) < 5 && !is_parent {
             0
         } else {
             rng.usize(shape.min_rows..=shape.max_rows)
@@ -276,6 +285,7 @@ pub fn populate(
             marks.join(", ")
         );
         let mut stmt = tx.prepare(&sql).map_err(err)?;
+        let mut generated: Vec<(Vec<Value>, bool)> = Vec::with_capacity(rows);
         for r in 0..rows {
             let witness_row = r < witness_rows;
             let mut row: Vec<Value> = Vec::with_capacity(table.columns.len());
@@ -290,10 +300,14 @@ pub fn populate(
                     .and_then(|f| witnesses.get(&(f.parent_table, f.parent_column)))
                     .filter(|w| !w.is_empty());
                 let focus = constants.focus.get(&col.name.to_lowercase());
+                let declared = fk.is_some_and(|f| f.declared);
                 let mut v = match (witness_row, focus, parent_witnesses, parents) {
-                    (true, Some(f), _, _) if !f.is_empty() => f[rng.usize(..f.len())].clone(),
+                    (true, _, Some(w), _) if declared => w[rng.usize(..w.len())].clone(),
+                    (true, Some(f), _, _) if !f.is_empty() && !declared => {
+                        f[rng.usize(..f.len())].clone()
+                    }
                     (true, _, Some(w), _) => w[rng.usize(..w.len())].clone(),
-                    (_, _, _, Some(p)) if !p.is_empty() && rng.u32(..100) < 90 => {
+                    (_, _, _, Some(p)) if !p.is_empty() && (declared || rng.u32(..100) < 90) => {
                         p[rng.usize(..p.len())].clone()
                     }
                     _ => pools[k].draw(col.kind, &mut rng),
@@ -315,6 +329,12 @@ pub fn populate(
                 }
                 row.push(v);
             }
+            generated.push((row, witness_row));
+        }
+        if reversed {
+            generated.reverse();
+        }
+        for (row, witness_row) in generated {
             // A row the table's declared constraints refuse (a text value for an INTEGER
             // PRIMARY KEY, say) is left out, like a duplicate key.
             match stmt.execute(rusqlite::params_from_iter(row.iter())) {
@@ -333,7 +353,7 @@ pub fn populate(
         for f in schema.foreign_keys.iter().filter(|f| f.parent_table == t) {
             let col = &table.columns[f.parent_column];
             let q = format!(
-                "SELECT {} FROM {} WHERE {} IS NOT NULL",
+                "SELECT {} FROM {} WHERE {} IS NOT NULL ORDER BY 1",
                 ident(&col.name),
                 ident(&table.name),
                 ident(&col.name)
@@ -368,7 +388,7 @@ pub fn write(
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    populate(&conn, schema, constants, seed)
+    populate(&conn, schema, constants, seed, false)
 }
 
 /// The random database `seed` for `schema`, in memory, restricted to reading.
@@ -377,11 +397,21 @@ pub fn in_memory(
     constants: &Constants,
     seed: u64,
 ) -> Result<Connection, SuiteError> {
+    in_memory_ordered(schema, constants, seed, false)
+}
+
+/// [`in_memory`], with each table's rows inserted in reverse order if `reversed`.
+pub fn in_memory_ordered(
+    schema: &SuiteSchema,
+    constants: &Constants,
+    seed: u64,
+    reversed: bool,
+) -> Result<Connection, SuiteError> {
     let conn = Connection::open_in_memory().map_err(|e| SuiteError::Generate {
         db_id: schema.db_id.clone(),
         message: e.to_string(),
     })?;
-    populate(&conn, schema, constants, seed)?;
+    populate(&conn, schema, constants, seed, reversed)?;
     crate::backend::sqlite::restrict(&conn);
     Ok(conn)
 }
@@ -538,6 +568,7 @@ mod tests {
                 column: 0,
                 parent_table: 0,
                 parent_column: 0,
+                declared: true,
             }],
             ddl: vec![
                 "CREATE TABLE parent (id INTEGER, name TEXT)".into(),

@@ -46,6 +46,9 @@ pub struct ForeignKey {
     pub column: usize,
     pub parent_table: usize,
     pub parent_column: usize,
+    /// Declared by the schema (generated data respects it: every non-NULL value references a
+    /// parent row), or only a join some gold makes (references may dangle).
+    pub declared: bool,
 }
 
 /// Everything the generator needs about one schema.
@@ -162,6 +165,7 @@ fn from_raw(r: RawSchema) -> Result<SuiteSchema, SuiteError> {
                 column,
                 parent_table,
                 parent_column,
+                declared: true,
             })
         })
         .collect();
@@ -353,6 +357,7 @@ impl SuiteSchema {
                     column: child.1,
                     parent_table: parent.0,
                     parent_column: parent.1,
+                    declared: false,
                 });
             }
         }
