@@ -342,6 +342,17 @@ pub fn distill_schema(
             .for_each(|(p, o)| validate(p, o, &base)),
     }
     match &input.original {
+        Some(path) if path.extension().is_some_and(|e| e == "sql") => {
+            // A `.sql` script original becomes a database file in the suite.
+            let to = dir.join(&base_name);
+            let err = |e: rusqlite::Error| SuiteError::Database {
+                path: path.clone(),
+                message: e.to_string(),
+            };
+            let conn = super::schema::open_original(path).map_err(err)?;
+            conn.execute("VACUUM INTO ?1", [to.to_string_lossy().as_ref()])
+                .map_err(err)?;
+        }
         Some(path) => {
             let to = dir.join(&base_name);
             std::fs::copy(path, &to).map_err(|source| SuiteError::Io { path: to, source })?;

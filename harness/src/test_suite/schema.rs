@@ -3,7 +3,7 @@
 //! when there is one, and the values its columns hold.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
@@ -205,6 +205,24 @@ fn create_statement(t: &Table) -> String {
     format!("CREATE TABLE {} ({})", ident(&t.name), cols.join(", "))
 }
 
+/// Opens an original database for the generator's own catalog queries: a `.sqlite` file
+/// read-only, or a `.sql` script (the demo's format) loaded into memory.
+pub fn open_original(path: &Path) -> rusqlite::Result<rusqlite::Connection> {
+    if path.extension().is_some_and(|e| e == "sql") {
+        let script = std::fs::read_to_string(path).map_err(|e| {
+            rusqlite::Error::InvalidPath(PathBuf::from(format!("{}: {e}", path.display())))
+        })?;
+        let conn = rusqlite::Connection::open_in_memory()?;
+        conn.execute_batch(&script)?;
+        Ok(conn)
+    } else {
+        rusqlite::Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+    }
+}
+
 /// SQLite's own tables (`sqlite_sequence`, …): never created or filled by the generator.
 pub fn is_internal(table: &str) -> bool {
     table.to_ascii_lowercase().starts_with("sqlite_")
@@ -240,11 +258,7 @@ impl SuiteSchema {
         };
         // Only the generator's own catalog queries run here (PRAGMA table_info needs a
         // connection without the untrusted-query authorizer); the file is opened read-only.
-        let conn = rusqlite::Connection::open_with_flags(
-            path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(err)?;
+        let conn = open_original(path).map_err(err)?;
         let mut ddl = Vec::new();
         {
             let mut stmt = conn
