@@ -70,7 +70,7 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// At most this many random databases drawn per schema.
-        #[arg(long, default_value_t = 1000)]
+        #[arg(long, default_value_t = 2000)]
         budget: usize,
         /// Also stop drawing for a schema after this many seconds (the result then depends on
         /// the machine's speed).

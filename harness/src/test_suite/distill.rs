@@ -43,7 +43,7 @@ impl Default for DistillOptions {
     fn default() -> Self {
         DistillOptions {
             seed: 0,
-            max_databases: 1000,
+            max_databases: 2000,
             time_budget: None,
             exec: ExecOptions::default(),
             query_timeout: Duration::from_secs(2),

@@ -392,7 +392,9 @@ pub fn neighbors(
                 alts.insert(rng.i64(c.saturating_sub(10)..=c.saturating_add(10)));
                 alts.remove(&c);
                 if prev_word("limit") && c >= 1 && q.in_scalar_subquery(i) {
-                    alts.retain(|&a| a < 1);
+                    // Any positive limit, and a negative one (no limit in SQLite), give the
+                    // scalar subquery the same first row; only 0 changes it.
+                    alts.retain(|&a| a == 0);
                 }
                 if i > 0 && q.is_comparison(i - 1) && q.having_count(i - 1) {
                     let op = q.toks[i - 1].text.as_str();

@@ -21,6 +21,10 @@ pub struct Constants {
     /// The constants of the gold this database is drawn for, by column: drawn most often, so
     /// that one gold's conditions can hold together.
     focus: HashMap<String, Vec<Value>>,
+    /// The focused gold's constants exactly as written, by column: witness rows take them in
+    /// turn, so that two conditions on the same column (two joined copies of a table, `IN`,
+    /// `OR`) can both hold.
+    focus_exact: HashMap<String, Vec<Value>>,
     numbers: Vec<Value>,
     strings: Vec<Value>,
     /// The largest `COUNT(…) op N` threshold (N ≤ [`MAX_THRESHOLD`]) of the golds: databases
@@ -153,6 +157,19 @@ impl Constants {
                 _ => None,
             })
             .collect();
+        c.focus_exact = own
+            .by_column
+            .iter()
+            .map(|(col, vs)| {
+                let exact_values: Vec<Value> = vs
+                    .iter()
+                    .filter(|v| exact.contains(&key_text(v)))
+                    .cloned()
+                    .collect();
+                (col.clone(), exact_values)
+            })
+            .filter(|(_, vs)| !vs.is_empty())
+            .collect();
         c.focus = own
             .by_column
             .into_iter()
@@ -246,7 +263,7 @@ pub fn populate(
     // column it compares at once (and reference each other's keys), so that conditions on
     // several columns and tables can hold together.
     let witness_rows = if !constants.focus.is_empty() && rng.u32(..100) < 70 {
-        1 + rng.usize(..2)
+        1 + rng.usize(..3)
     } else {
         0
     };
@@ -285,6 +302,10 @@ pub fn populate(
             marks.join(", ")
         );
         let mut stmt = tx.prepare(&sql).map_err(err)?;
+        // Per column: whether witness rows take the exact constants in turn (60 %), from
+        // which offset.
+        let rotation: Vec<u32> = table.columns.iter().map(|_| rng.u32(..100)).collect();
+        let rotation_offset: Vec<usize> = table.columns.iter().map(|_| rng.usize(..8)).collect();
         let mut generated: Vec<(Vec<Value>, bool)> = Vec::with_capacity(rows);
         for r in 0..rows {
             let witness_row = r < witness_rows;
@@ -300,9 +321,17 @@ pub fn populate(
                     .and_then(|f| witnesses.get(&(f.parent_table, f.parent_column)))
                     .filter(|w| !w.is_empty());
                 let focus = constants.focus.get(&col.name.to_lowercase());
+                let exact = constants
+                    .focus_exact
+                    .get(&col.name.to_lowercase())
+                    .filter(|_| witness_row && !rotation.is_empty());
                 let declared = fk.is_some_and(|f| f.declared);
                 let mut v = match (witness_row, focus, parent_witnesses, parents) {
                     (true, _, Some(w), _) if declared => w[rng.usize(..w.len())].clone(),
+                    (true, _, _, _) if exact.is_some() && !declared && rotation[k] < 60 => {
+                        let e = exact.map_or(&[][..], |e| &e[..]);
+                        e[(rotation_offset[k] + r) % e.len()].clone()
+                    }
                     (true, Some(f), _, _) if !f.is_empty() && !declared => {
                         f[rng.usize(..f.len())].clone()
                     }
@@ -319,6 +348,9 @@ pub fn populate(
                             Some(p) if !p.is_empty() && tries < 10 => {
                                 p[rng.usize(..p.len())].clone()
                             }
+                            // A declared reference never dangles: the row is refused as a
+                            // duplicate key instead.
+                            Some(p) if !p.is_empty() && declared => p[rng.usize(..p.len())].clone(),
                             _ => pools[k].fresh(col.kind, &mut rng),
                         };
                         tries += 1;

@@ -285,16 +285,42 @@ impl SuiteSchema {
             };
             statements.push(sql.clone());
             let info = format!("PRAGMA table_info({})", ident(&t.name));
-            let not_null: Vec<String> = conn
+            // (name, not null, position in the primary key or 0).
+            let columns: Vec<(String, bool, i64)> = conn
                 .prepare(&info)
                 .and_then(|mut stmt| {
-                    stmt.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, i64>(3)?)))?
-                        .filter_map(Result::ok)
-                        .filter(|(_, nn)| *nn != 0)
-                        .map(|(name, _)| Ok(name.to_lowercase()))
-                        .collect()
+                    stmt.query_map([], |r| {
+                        Ok((
+                            r.get::<_, String>(1)?.to_lowercase(),
+                            r.get::<_, i64>(3)? != 0,
+                            r.get::<_, i64>(5)?,
+                        ))
+                    })?
+                    .collect()
                 })
                 .unwrap_or_default();
+            let not_null: Vec<String> = columns
+                .iter()
+                .filter(|c| c.1)
+                .map(|c| c.0.clone())
+                .collect();
+            // The database's own primary key (tables.json lists only the first column of a
+            // composite key).
+            let mut key: Vec<(i64, usize)> = columns
+                .iter()
+                .filter(|c| c.2 > 0)
+                .filter_map(|c| {
+                    let pos = t
+                        .columns
+                        .iter()
+                        .position(|x| x.name.to_lowercase() == c.0)?;
+                    Some((c.2, pos))
+                })
+                .collect();
+            if !columns.is_empty() {
+                key.sort_unstable();
+                t.primary_key = key.into_iter().map(|(_, pos)| pos).collect();
+            }
             for c in &mut t.columns {
                 c.not_null = not_null.contains(&c.name.to_lowercase());
                 let q = format!(
