@@ -286,11 +286,9 @@ fn own_schema(dir: &Path) -> PathBuf {
          SELECT name FROM customer ORDER BY age DESC LIMIT 1\n",
     )
     .unwrap();
-    let manifest = format!(
-        "[dataset]\nname = \"shop\"\nformat = \"spider\"\ngold = \"gold.sql\"\ntables = \"tables.json\"\n\n\
-         [databases]\npath = \"db/{{db_id}}/{{db_id}}.sqlite\"\n\n\
-         [[predictions]]\nname = \"p\"\nfile = \"pred.txt\"\n\n[metrics.exec]\n"
-    );
+    let manifest = "[dataset]\nname = \"shop\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\
+         tables = \"tables.json\"\n\n[databases]\npath = \"db/{db_id}/{db_id}.sqlite\"\n\n\
+         [[predictions]]\nname = \"p\"\nfile = \"pred.txt\"\n\n[metrics.exec]\n";
     let path = dir.join("shop.toml");
     std::fs::write(&path, manifest).unwrap();
     path
