@@ -711,11 +711,15 @@ fn count_star_columns(
 ) {
     let rejected = null_rejected(q);
     let in_query: BTreeSet<usize> = aliases.values().copied().collect();
-    let qualifier: HashMap<usize, String> = aliases
-        .iter()
-        .filter(|(a, &k)| a.as_str() != tables[k].0.to_lowercase())
-        .map(|(a, &k)| (k, a.clone()))
-        .collect();
+    // The first alias (in name order) of each table: a table joined twice has two, and the
+    // choice must not depend on hash order.
+    let mut qualifier: HashMap<usize, String> = HashMap::new();
+    let sorted: BTreeSet<(&String, &usize)> = aliases.iter().collect();
+    for (a, &k) in sorted {
+        if a.as_str() != tables[k].0.to_lowercase() {
+            qualifier.entry(k).or_insert_with(|| a.clone());
+        }
+    }
     for i in 0..q.toks.len().saturating_sub(3) {
         if !(q.toks[i].is_word("count")
             && q.toks[i + 1].is_symbol("(")
