@@ -2,9 +2,11 @@
 //!
 //! * `sqlsuite eval <manifest> [--format text|jsonl] [--predictions NAME]…`
 //! * `sqlsuite bench <manifest>`
+//! * `sqlsuite distill <manifest> [--out DIR] [--seed N] [--budget N] [--time-budget SECS]`
 
 mod bench;
 mod bench_sqleval;
+mod distill;
 mod progress;
 
 use std::path::PathBuf;
@@ -57,6 +59,43 @@ enum Command {
         #[arg(long)]
         timeout_ms: Option<u64>,
     },
+    /// Distil a test suite per schema (neighbor queries, random databases, greedy selection)
+    /// and write it with a report; evaluate with a manifest whose [databases] globs it.
+    Distill {
+        manifest: PathBuf,
+        /// Output directory: <out>/<db_id>/<db_id>_<k>.sqlite, report.json, summary.txt
+        /// (default: target/suites/<dataset name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Seed of every random choice (neighbors and databases).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// At most this many random databases drawn per schema.
+        #[arg(long, default_value_t = 2000)]
+        budget: usize,
+        /// Also stop drawing for a schema after this many seconds (the result then depends on
+        /// the machine's speed).
+        #[arg(long)]
+        time_budget: Option<u64>,
+        /// Only these db_ids (repeatable).
+        #[arg(long = "only")]
+        only: Vec<String>,
+        /// Per-query time limit while distilling.
+        #[arg(long, default_value_t = 2000)]
+        timeout_ms: u64,
+        /// Distil for evaluation with plug_value (also on if the manifest's [metrics.exec]
+        /// says so): a neighbor counts as distinguished only if every candidate the metric
+        /// would try is told apart too.
+        #[arg(long)]
+        plug_value: bool,
+        /// Keep no database on which some gold's answer depends on physical row order (ties
+        /// under ORDER BY … LIMIT); fewer neighbors get distinguished.
+        #[arg(long)]
+        reject_order_dependent: bool,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -73,6 +112,30 @@ fn main() -> ExitCode {
             jobs,
             timeout_ms,
         } => set_jobs(jobs).and_then(|()| bench::run(&manifest, timeout_ms)),
+        Command::Distill {
+            manifest,
+            out,
+            seed,
+            budget,
+            time_budget,
+            only,
+            timeout_ms,
+            plug_value,
+            reject_order_dependent,
+            jobs,
+        } => set_jobs(jobs).and_then(|()| {
+            distill::run(&distill::Args {
+                manifest,
+                out,
+                seed,
+                budget,
+                time_budget_s: time_budget,
+                only,
+                timeout_ms,
+                plug_value,
+                reject_order_dependent,
+            })
+        }),
     };
     match result {
         Ok(code) => code,

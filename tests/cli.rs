@@ -322,3 +322,134 @@ fn sqleval_prediction_rows_must_match_the_questions() {
     );
     assert!(stderr.contains("questions.csv has 3 items"), "{stderr}");
 }
+
+/// A user's own schema: a database, a `tables.json` and three golds, in a temporary directory.
+fn own_schema(dir: &Path) -> PathBuf {
+    let db_dir = dir.join("db/shop");
+    std::fs::create_dir_all(&db_dir).unwrap();
+    let conn = rusqlite::Connection::open(db_dir.join("shop.sqlite")).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER);
+         CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer(id), total REAL);
+         INSERT INTO customer VALUES (1, 'Ann', 34), (2, 'Bob', 41), (3, 'Cid', 29);
+         INSERT INTO orders VALUES (1, 1, 9.5), (2, 1, 20.0), (3, 2, 5.25);",
+    )
+    .unwrap();
+    let tables = r#"[{"db_id": "shop",
+        "table_names_original": ["customer", "orders"],
+        "table_names": ["customer", "orders"],
+        "column_names_original": [[-1, "*"], [0, "id"], [0, "name"], [0, "age"], [1, "id"], [1, "customer_id"], [1, "total"]],
+        "column_names": [[-1, "*"], [0, "id"], [0, "name"], [0, "age"], [1, "id"], [1, "customer id"], [1, "total"]],
+        "column_types": ["text", "number", "text", "number", "number", "number", "number"],
+        "primary_keys": [1, 4], "foreign_keys": [[5, 1]]}]"#;
+    std::fs::write(dir.join("tables.json"), tables).unwrap();
+    std::fs::write(
+        dir.join("gold.sql"),
+        "SELECT name FROM customer WHERE age >= 34\tshop\n\
+         SELECT T1.name, count(*) FROM customer AS T1 JOIN orders AS T2 ON T1.id = T2.customer_id GROUP BY T1.id\tshop\n\
+         SELECT name FROM customer ORDER BY age DESC LIMIT 1\tshop\n",
+    )
+    .unwrap();
+    // Two golds as predictions, and a near miss the original database cannot tell apart (it
+    // has no NULL total).
+    std::fs::write(
+        dir.join("pred.txt"),
+        "SELECT name FROM customer WHERE age >= 34\n\
+         SELECT T1.name, count(T2.total) FROM customer AS T1 JOIN orders AS T2 ON T1.id = T2.customer_id GROUP BY T1.id\n\
+         SELECT name FROM customer ORDER BY age DESC LIMIT 1\n",
+    )
+    .unwrap();
+    let manifest = "[dataset]\nname = \"shop\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\
+         tables = \"tables.json\"\n\n[databases]\npath = \"db/{db_id}/{db_id}.sqlite\"\n\n\
+         [[predictions]]\nname = \"p\"\nfile = \"pred.txt\"\n\n[metrics.exec]\n";
+    let path = dir.join("shop.toml");
+    std::fs::write(&path, manifest).unwrap();
+    path
+}
+
+#[test]
+fn distill_writes_a_deterministic_suite_that_eval_uses() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = own_schema(dir.path());
+    let run = |out: &str| {
+        let out_dir = dir.path().join(out);
+        let o = sqlsuite(&[
+            "distill",
+            manifest.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--budget",
+            "200",
+            "--seed",
+            "5",
+        ]);
+        assert!(
+            o.status.success(),
+            "{}\n{}",
+            text(&o.stdout),
+            text(&o.stderr)
+        );
+        (out_dir, text(&o.stdout))
+    };
+    let (a, summary) = run("a");
+    let (b, _) = run("b");
+    assert!(summary.contains("shop"), "{summary}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["totals"]["golds"], 3, "{report}");
+    let neighbors = report["totals"]["neighbors"].as_u64().unwrap();
+    let distinguished = report["totals"]["distinguished"].as_u64().unwrap();
+    assert!(
+        neighbors >= 30 && distinguished * 100 >= neighbors * 95,
+        "{report}"
+    );
+    let files = |d: &Path| {
+        let mut f: Vec<(String, String)> = std::fs::read_dir(d.join("shop"))
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    sha256(&p),
+                )
+            })
+            .collect();
+        f.sort();
+        f
+    };
+    let suite = files(&a);
+    assert!(
+        suite.len() >= 2 && suite[0].0 == "shop_0.sqlite",
+        "{suite:?}"
+    );
+    assert_eq!(suite, files(&b), "same seed, same suite");
+
+    // Test-suite accuracy: the suite glob in a manifest.
+    let suite_manifest = dir.path().join("suite.toml");
+    let m = std::fs::read_to_string(&manifest).unwrap().replace(
+        "db/{db_id}/{db_id}.sqlite",
+        &format!("{}/{{db_id}}/*.sqlite", a.display()),
+    );
+    std::fs::write(&suite_manifest, m).unwrap();
+    let o = sqlsuite(&[
+        "eval",
+        suite_manifest.to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]);
+    let out = text(&o.stdout);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(lines[0]["verdict"], "correct", "{out}");
+    assert_eq!(lines[2]["verdict"], "correct", "{out}");
+    // count(T2.total) differs from count(*) only where total is NULL: the original database
+    // has no NULL, the suite must.
+    assert_eq!(lines[1]["verdict"], "incorrect", "{out}");
+    assert!(
+        lines[1]["message"].as_str().unwrap().contains(".sqlite"),
+        "the failure names the database: {out}"
+    );
+}

@@ -10,6 +10,9 @@
 //! hardness and component comparison), [`plug_value`] (the `--plug_value` candidates),
 //! [`sqleval`] (Defog SQL-Eval's gold expansion and result comparison) and [`pcm`] (SEDE's
 //! Partial Component Match over sqlparser's MsSql dialect).
+//!
+//! [`test_suite`] distils test suites (neighbor queries, random databases, greedy selection);
+//! a manifest whose `[databases]` pattern globs a suite evaluates with test-suite accuracy.
 
 pub mod backend;
 pub mod dataset;
@@ -25,6 +28,7 @@ pub mod report;
 pub mod spider_sql;
 pub mod sql_text;
 pub mod sqleval;
+pub mod test_suite;
 
 pub use evaluation::Evaluation;
 pub use manifest::Manifest;

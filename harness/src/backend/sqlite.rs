@@ -113,11 +113,17 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?
     };
+    restrict(&conn);
+    Ok(conn)
+}
+
+/// Restricts a connection to reading: the authorizer and limits every untrusted query runs
+/// under. The test-suite generator applies it to a database it has just filled in memory.
+pub fn restrict(conn: &Connection) {
     // Strings and blobs a query may build; the result-size bound covers the rest.
     conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, 64 << 20);
     conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0);
     conn.authorizer(Some(authorize));
-    Ok(conn)
 }
 
 /// What an untrusted query may do: read.
@@ -232,7 +238,9 @@ fn decode_text(bytes: &[u8]) -> String {
     out
 }
 
-fn run_query(conn: &Connection, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+/// Runs one query on an open connection under `limits` (what [`Sqlite::execute`] does once it
+/// has the connection).
+pub fn run_query(conn: &Connection, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
     if skip_space_and_comments(sql).is_empty() {
         // Python's sqlite3 runs an empty statement and fetches no rows.
         return Ok(ResultTable::default());

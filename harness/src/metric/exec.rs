@@ -91,7 +91,8 @@ impl Exec {
         self.prepare_gold(&p)
     }
 
-    fn compare_options(&self, prepared_gold: &str) -> CompareOptions {
+    /// How results are compared for this (prepared) gold: order counts iff it has `order by`.
+    pub fn compare_options(&self, prepared_gold: &str) -> CompareOptions {
         CompareOptions {
             order_matters: prepared_gold.to_lowercase().contains("order by"),
             float_tolerance: self.options.float_tolerance.unwrap_or(0.0),

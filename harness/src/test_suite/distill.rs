@@ -1,0 +1,531 @@
+//! Greedy distillation of one schema's suite: start from the original database (when there is
+//! one), then draw random databases and keep one iff it tells some gold from a neighbor that no
+//! kept database tells apart yet. One suite serves every gold of the schema.
+//!
+//! "Tells apart" is the exec metric's own judgement of the neighbor as a prediction
+//! ([`crate::metric::exec::Exec`]: the same query preparation, the same comparison, a failing
+//! or too-long prediction is wrong), so a distinguished neighbor is judged wrong on the suite.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::neighbors::{neighbors, Neighbor};
+use super::random_db::{self, Constants};
+use super::schema::SuiteSchema;
+use super::SuiteError;
+use crate::backend::sqlite::{run_query, Sqlite};
+use crate::backend::{Backend, Database, ExecError, Limits};
+use crate::denotation::{compare, CompareOptions, ResultTable};
+use crate::metric::exec::{Exec, ExecOptions};
+use crate::sql_text::replace_cur_year;
+
+/// How to distil.
+#[derive(Debug, Clone)]
+pub struct DistillOptions {
+    pub seed: u64,
+    /// At most this many random databases drawn per schema.
+    pub max_databases: usize,
+    /// Stop drawing for a schema after this long (makes the result depend on the machine).
+    pub time_budget: Option<Duration>,
+    /// Query preparation and comparison: the exec metric's options the suite will be used with.
+    pub exec: ExecOptions,
+    /// Per-query time limit while distilling.
+    pub query_timeout: Duration,
+    /// Keep no random database on which some gold's answer depends on physical row order
+    /// (ties under ORDER BY … LIMIT), checked by inserting the same rows in reverse order.
+    pub reject_order_dependent: bool,
+}
+
+impl Default for DistillOptions {
+    fn default() -> Self {
+        DistillOptions {
+            seed: 0,
+            max_databases: 2000,
+            time_budget: None,
+            exec: ExecOptions::default(),
+            query_timeout: Duration::from_secs(2),
+            reject_order_dependent: false,
+        }
+    }
+}
+
+/// One gold of a schema.
+#[derive(Debug, Clone)]
+pub struct GoldInput {
+    pub index: usize,
+    pub gold: String,
+}
+
+/// A schema to distil: its description, its original database if any, and its golds.
+#[derive(Debug, Clone)]
+pub struct SchemaInput {
+    pub schema: SuiteSchema,
+    pub original: Option<PathBuf>,
+    pub golds: Vec<GoldInput>,
+}
+
+/// A neighbor and the suite database that tells it from the gold, if any.
+#[derive(Debug, Clone, Serialize)]
+pub struct NeighborOutcome {
+    #[serde(flatten)]
+    pub neighbor: Neighbor,
+    pub distinguished_by: Option<String>,
+}
+
+/// What distillation did for one gold.
+#[derive(Debug, Clone, Serialize)]
+pub struct GoldOutcome {
+    pub index: usize,
+    pub db_id: String,
+    pub gold: String,
+    /// Neighbors generated before validation.
+    pub generated: usize,
+    /// Neighbors dropped because they fail to run on the base database.
+    pub failed: usize,
+    /// The valid neighbors.
+    pub neighbors: Vec<NeighborOutcome>,
+    /// The gold itself failed on the base database (no neighbors then).
+    pub gold_error: Option<String>,
+}
+
+/// What distillation did for one schema.
+#[derive(Debug, Clone, Serialize)]
+pub struct SchemaOutcome {
+    pub db_id: String,
+    pub has_original: bool,
+    /// Random databases drawn.
+    pub sampled: usize,
+    /// Random databases rejected because some gold fails on them.
+    pub rejected: usize,
+    /// Random databases rejected because some gold's answer depends on physical row order.
+    pub ambiguous: usize,
+    /// File names of the suite, in order.
+    pub databases: Vec<String>,
+    /// Bytes of the suite's files (the copied original included).
+    pub bytes: u64,
+    pub seconds: f64,
+    pub golds: Vec<GoldOutcome>,
+}
+
+/// Seed of random database `k` of a schema: depends on the run's seed, the schema and `k`
+/// only, so schemas can be distilled in any order or in parallel.
+pub fn database_seed(seed: u64, db_id: &str, k: usize) -> u64 {
+    let mut h = blake3::Hasher::new();
+    h.update(&seed.to_le_bytes());
+    h.update(db_id.as_bytes());
+    h.update(&(k as u64).to_le_bytes());
+    let b = h.finalize();
+    let mut eight = [0u8; 8];
+    eight.copy_from_slice(&b.as_bytes()[..8]);
+    u64::from_le_bytes(eight)
+}
+
+/// A gold prepared for execution and, per neighbor, the texts still to tell apart from it
+/// ("targets"): the neighbor as the metric prepares a prediction and, under `plug_value`, every
+/// text the metric would also try (the gold's values plugged into the neighbor's value slots).
+/// A neighbor is distinguished when none is left.
+struct Prepared {
+    gold: String,
+    options: CompareOptions,
+    targets: Vec<Vec<String>>,
+}
+
+/// At most this many `plug_value` candidates are tracked per neighbor.
+const MAX_PLUG_CANDIDATES: usize = 64;
+
+/// The texts the exec metric would run for `neighbor` as a prediction: as written and, with
+/// `plug_value` (and not for a constant edit, which plugging undoes), the plugged candidates.
+fn targets(exec: &Exec, plug_value: bool, gold_text: &str, neighbor: &Neighbor) -> Vec<String> {
+    let pred_text = exec.prepare_prediction(&neighbor.sql);
+    let as_written = replace_cur_year(&pred_text);
+    let mut out = vec![as_written.clone()];
+    if plug_value && !neighbor.kind.is_value() {
+        let plug = crate::plug_value::plug(gold_text, &pred_text);
+        for c in plug.candidates().take(MAX_PLUG_CANDIDATES) {
+            let c = replace_cur_year(&c);
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Where a query runs: the original file through the backend, or a generated database.
+enum Target<'a> {
+    File(&'a Database),
+    Memory(&'a rusqlite::Connection),
+}
+
+impl Target<'_> {
+    fn run(&self, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+        match self {
+            Target::File(db) => Sqlite.execute(db, sql, limits),
+            Target::Memory(conn) => run_query(conn, sql, limits),
+        }
+    }
+}
+
+/// Does `neighbor` differ from the gold's result on this database, as the metric judges it?
+/// `None` when it cannot say (the neighbor timed out).
+fn differs(
+    target: &Target,
+    gold: &ResultTable,
+    neighbor: &str,
+    options: CompareOptions,
+    limits: &Limits,
+) -> Result<bool, ExecError> {
+    let cap = Limits {
+        max_rows: gold.rows.len().min(limits.max_rows),
+        ..*limits
+    };
+    match target.run(neighbor, &cap) {
+        Ok(t) => Ok(compare(gold, &t, options).is_err()),
+        Err(ExecError::TooManyRows { .. }) => Ok(true),
+        Err(e) => Err(e),
+    }
+}
+
+/// Distils one schema's suite into `dir` (`<db_id>_<k>.sqlite`; the original as `_0`).
+pub fn distill_schema(
+    input: &SchemaInput,
+    dir: &Path,
+    options: &DistillOptions,
+) -> Result<SchemaOutcome, SuiteError> {
+    let started = Instant::now();
+    let db_id = input.schema.db_id.clone();
+    let exec = Exec::new(options.exec.clone());
+    let limits = Limits {
+        timeout: options.query_timeout,
+        ..Limits::default()
+    };
+    let tables = input.schema.table_columns();
+    let not_null = input.schema.not_null();
+    let constants =
+        Constants::from_golds(input.golds.iter().map(|g| g.gold.as_str()), &input.schema);
+
+    std::fs::create_dir_all(dir).map_err(|source| SuiteError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    clear_suite(dir, &db_id)?;
+
+    let mut outcomes: Vec<GoldOutcome> = Vec::new();
+    let mut prepared: Vec<Prepared> = Vec::new();
+    for g in &input.golds {
+        let gold_text = exec.prepare_gold(&g.gold);
+        let mut rng =
+            fastrand::Rng::with_seed(database_seed(options.seed, &db_id, usize::MAX - g.index));
+        let ns = neighbors(&gold_text, &tables, &not_null, &mut rng);
+        prepared.push(Prepared {
+            gold: replace_cur_year(&gold_text),
+            options: exec.compare_options(&gold_text),
+            targets: ns
+                .iter()
+                .map(|n| targets(&exec, options.exec.plug_value, &gold_text, n))
+                .collect(),
+        });
+        outcomes.push(GoldOutcome {
+            index: g.index,
+            db_id: db_id.clone(),
+            gold: g.gold.clone(),
+            generated: ns.len(),
+            failed: 0,
+            neighbors: ns
+                .into_iter()
+                .map(|neighbor| NeighborOutcome {
+                    neighbor,
+                    distinguished_by: None,
+                })
+                .collect(),
+            gold_error: None,
+        });
+    }
+
+    let mut databases = Vec::new();
+    let mut sampled = 0usize;
+    let mut rejected = 0usize;
+    let mut ambiguous = 0usize;
+    let mut next_k = 1usize;
+
+    // The base database: the original, else the first random one every gold runs on.
+    let base_name;
+    let original_db = input.original.as_ref().map(Database::new);
+    let base_conn;
+    let base = match &original_db {
+        Some(db) => {
+            base_name = format!("{db_id}_0.sqlite");
+            Target::File(db)
+        }
+        None => loop {
+            if next_k > options.max_databases.max(1) * 2 {
+                return Err(SuiteError::Generate {
+                    db_id,
+                    message: "no random database on which every gold runs".into(),
+                });
+            }
+            let k = next_k;
+            next_k += 1;
+            sampled += 1;
+            let seed = database_seed(options.seed, &db_id, k);
+            let conn = random_db::in_memory(&input.schema, &constants, seed)?;
+            let all_run = prepared
+                .iter()
+                .all(|p| run_query(&conn, &p.gold, &limits).is_ok());
+            if all_run {
+                base_name = format!("{db_id}_{k}.sqlite");
+                base_conn = conn;
+                break Target::Memory(&base_conn);
+            }
+            rejected += 1;
+        },
+    };
+
+    // Validate neighbors on the base (in parallel over golds when it is a file): a neighbor
+    // that fails there is dropped; the targets the base tells apart are closed.
+    let validate = |p: &mut Prepared, o: &mut GoldOutcome, target: &Target| {
+        let gold = match target.run(&p.gold, &limits) {
+            Ok(t) => t,
+            Err(e) => {
+                o.gold_error = Some(e.to_string());
+                o.failed = o.neighbors.len();
+                o.neighbors.clear();
+                p.targets.clear();
+                return;
+            }
+        };
+        let mut keep = Vec::new();
+        let mut kept_targets = Vec::new();
+        for (n, mut ts) in o.neighbors.drain(..).zip(p.targets.drain(..)) {
+            let as_written = match differs(target, &gold, &ts[0], p.options, &limits) {
+                Ok(d) => d,
+                Err(_) => {
+                    o.failed += 1;
+                    continue;
+                }
+            };
+            let mut open = Vec::with_capacity(ts.len());
+            if !as_written {
+                open.push(ts[0].clone());
+            }
+            for t in ts.drain(..).skip(1) {
+                if let Ok(false) | Err(ExecError::Timeout { .. }) =
+                    differs(target, &gold, &t, p.options, &limits)
+                {
+                    open.push(t);
+                }
+            }
+            let mut n = n;
+            if open.is_empty() {
+                n.distinguished_by = Some(base_name.clone());
+            }
+            keep.push(n);
+            kept_targets.push(open);
+        }
+        o.neighbors = keep;
+        p.targets = kept_targets;
+    };
+    match &base {
+        Target::File(db) => {
+            let db = *db;
+            prepared
+                .par_iter_mut()
+                .zip(outcomes.par_iter_mut())
+                .for_each(|(p, o)| validate(p, o, &Target::File(db)));
+        }
+        Target::Memory(_) => prepared
+            .iter_mut()
+            .zip(outcomes.iter_mut())
+            .for_each(|(p, o)| validate(p, o, &base)),
+    }
+    match &input.original {
+        Some(path) if path.extension().is_some_and(|e| e == "sql") => {
+            // A `.sql` script original becomes a database file in the suite.
+            let to = dir.join(&base_name);
+            let err = |e: rusqlite::Error| SuiteError::Database {
+                path: path.clone(),
+                message: e.to_string(),
+            };
+            let conn = super::schema::open_original(path).map_err(err)?;
+            conn.execute("VACUUM INTO ?1", [to.to_string_lossy().as_ref()])
+                .map_err(err)?;
+        }
+        Some(path) => {
+            let to = dir.join(&base_name);
+            std::fs::copy(path, &to).map_err(|source| SuiteError::Io { path: to, source })?;
+        }
+        None => {
+            let k = next_k - 1;
+            let seed = database_seed(options.seed, &db_id, k);
+            random_db::write(&dir.join(&base_name), &input.schema, &constants, seed)?;
+        }
+    }
+    databases.push(base_name);
+
+    // Greedy: draw random databases while some target is not told apart; keep a database iff
+    // it tells apart a target no kept database does.
+    let open_golds = |prepared: &[Prepared]| -> Vec<usize> {
+        (0..prepared.len())
+            .filter(|&g| prepared[g].targets.iter().any(|t| !t.is_empty()))
+            .collect()
+    };
+    loop {
+        let open = open_golds(&prepared);
+        if open.is_empty()
+            || sampled >= options.max_databases
+            || options.time_budget.is_some_and(|b| started.elapsed() >= b)
+        {
+            break;
+        }
+        let k = next_k;
+        next_k += 1;
+        sampled += 1;
+        let seed = database_seed(options.seed, &db_id, k);
+        // Focus each database on one gold that still has neighbors to tell apart, in turn.
+        let focus = open[k % open.len()];
+        let constants = constants.focused_on(&input.golds[focus].gold, &input.schema);
+        let conn = random_db::in_memory(&input.schema, &constants, seed)?;
+        let target = Target::Memory(&conn);
+        // (gold, neighbor, target) told apart by this database.
+        let mut found: Vec<(usize, usize, usize)> = Vec::new();
+        let mut usable = true;
+        for &g in &open {
+            let p = &prepared[g];
+            let gold = match target.run(&p.gold, &limits) {
+                Ok(t) => t,
+                Err(_) => {
+                    usable = false;
+                    break;
+                }
+            };
+            for (n, ts) in p.targets.iter().enumerate() {
+                for (t, sql) in ts.iter().enumerate() {
+                    if let Ok(true) | Err(ExecError::Sql(_)) =
+                        differs(&target, &gold, sql, p.options, &limits)
+                    {
+                        found.push((g, n, t));
+                    }
+                }
+            }
+        }
+        if found.is_empty() && usable {
+            continue;
+        }
+        // A kept database must run every gold (a gold never fails on its own suite).
+        usable = usable
+            && (0..prepared.len())
+                .filter(|g| !open.contains(g) && outcomes[*g].gold_error.is_none())
+                .all(|g| target.run(&prepared[g].gold, &limits).is_ok());
+        if !usable {
+            rejected += 1;
+            continue;
+        }
+        // ... and, if asked, give every gold an answer that does not depend on physical row
+        // order (ties under ORDER BY … LIMIT): the same rows inserted in reverse order must give
+        // the same result, or an equivalent prediction could be judged wrong.
+        if options.reject_order_dependent {
+            let twin = random_db::in_memory_ordered(&input.schema, &constants, seed, true)?;
+            let twin = Target::Memory(&twin);
+            let order_free = prepared
+                .iter()
+                .zip(&outcomes)
+                .filter(|(p, o)| o.gold_error.is_none() && depends_on_order(&p.gold))
+                .all(
+                    |(p, _)| match (target.run(&p.gold, &limits), twin.run(&p.gold, &limits)) {
+                        (Ok(a), Ok(b)) => compare(&a, &b, p.options).is_ok(),
+                        _ => false,
+                    },
+                );
+            if !order_free {
+                ambiguous += 1;
+                continue;
+            }
+        }
+        let name = format!("{db_id}_{k}.sqlite");
+        random_db::write(&dir.join(&name), &input.schema, &constants, seed)?;
+        // Close targets from the back so indices stay valid.
+        found.sort_unstable();
+        for &(g, n, t) in found.iter().rev() {
+            prepared[g].targets[n].remove(t);
+            if prepared[g].targets[n].is_empty() {
+                outcomes[g].neighbors[n].distinguished_by = Some(name.clone());
+            }
+        }
+        databases.push(name);
+    }
+
+    let bytes = databases
+        .iter()
+        .filter_map(|n| std::fs::metadata(dir.join(n)).ok())
+        .map(|m| m.len())
+        .sum();
+    Ok(SchemaOutcome {
+        db_id,
+        has_original: input.original.is_some(),
+        sampled,
+        rejected,
+        ambiguous,
+        databases,
+        bytes,
+        seconds: started.elapsed().as_secs_f64(),
+        golds: outcomes,
+    })
+}
+
+/// A query whose rows may depend on physical row order: it has a LIMIT (ties under ORDER BY,
+/// or no ORDER BY at all).
+fn depends_on_order(sql: &str) -> bool {
+    super::tokens::tokenize(sql)
+        .iter()
+        .any(|t| t.is_word("limit"))
+}
+
+/// Removes an earlier suite's files for `db_id` from `dir` (only `<db_id>_<k>.sqlite`).
+fn clear_suite(dir: &Path, db_id: &str) -> Result<(), SuiteError> {
+    let io = |source| SuiteError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let is_ours = name
+            .strip_prefix(db_id)
+            .and_then(|r| r.strip_prefix('_'))
+            .and_then(|r| r.strip_suffix(".sqlite"))
+            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+        if is_ours {
+            std::fs::remove_file(&path).map_err(|source| SuiteError::Io { path, source })?;
+        }
+    }
+    Ok(())
+}
+
+/// Distils several schemas in parallel (rayon), each into `out/<db_id>/`; `progress` is called
+/// once per finished schema.
+pub fn distill_all(
+    inputs: &[SchemaInput],
+    out: &Path,
+    options: &DistillOptions,
+    progress: &(dyn Fn(&SchemaOutcome) + Sync),
+) -> Result<Vec<SchemaOutcome>, SuiteError> {
+    // Largest schemas first, so the last to finish is a small one.
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(inputs[i].golds.len()));
+    let mut results: Vec<(usize, SchemaOutcome)> = order
+        .par_iter()
+        .map(|&i| {
+            let input = &inputs[i];
+            let o = distill_schema(input, &out.join(&input.schema.db_id), options)?;
+            progress(&o);
+            Ok((i, o))
+        })
+        .collect::<Result<_, SuiteError>>()?;
+    results.sort_by_key(|(i, _)| *i);
+    Ok(results.into_iter().map(|(_, o)| o).collect())
+}

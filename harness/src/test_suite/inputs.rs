@@ -1,0 +1,73 @@
+//! From a manifest to the schemas to distil: its golds grouped by `db_id`, each schema from the
+//! manifest's `tables` file, and the original database where the `[databases]` pattern finds one.
+
+use std::collections::BTreeMap;
+
+use super::distill::{GoldInput, SchemaInput};
+use super::schema::read_tables_json;
+use super::SuiteError;
+use crate::dataset::{spider, DatabaseLocator};
+use crate::manifest::{Format, Manifest};
+
+/// The schemas of `manifest` to distil (all, or those named in `only`), in `db_id` order.
+pub fn schema_inputs(manifest: &Manifest, only: &[String]) -> Result<Vec<SchemaInput>, SuiteError> {
+    let bad = |message: String| SuiteError::Schema {
+        db_id: manifest.path.display().to_string(),
+        message,
+    };
+    if manifest.format != Format::Spider {
+        return Err(bad("distillation reads a spider-format gold".into()));
+    }
+    let tables = manifest
+        .tables
+        .as_ref()
+        .ok_or_else(|| bad("distillation needs [dataset] tables (a Spider tables.json)".into()))?;
+    let schemas = read_tables_json(tables)?;
+    let items = spider::read_gold(&manifest.gold).map_err(|e| bad(e.to_string()))?;
+    let locator = DatabaseLocator::new(&manifest.databases).map_err(|e| bad(e.to_string()))?;
+    let mut golds: BTreeMap<String, Vec<GoldInput>> = BTreeMap::new();
+    for item in items {
+        if only.is_empty() || only.contains(&item.db_id) {
+            golds
+                .entry(item.db_id.clone())
+                .or_default()
+                .push(GoldInput {
+                    index: item.index,
+                    gold: item.gold,
+                });
+        }
+    }
+    if let Some(missing) = only.iter().find(|d| !golds.contains_key(*d)) {
+        return Err(bad(format!("no gold uses db_id {missing:?}")));
+    }
+    let mut out = Vec::new();
+    for (db_id, golds) in golds {
+        let schema = schemas
+            .get(&db_id)
+            .cloned()
+            .ok_or_else(|| SuiteError::Schema {
+                db_id: db_id.clone(),
+                message: format!("not in {}", tables.display()),
+            })?;
+        let original = if locator.is_suite() {
+            None
+        } else {
+            locator
+                .resolve(&db_id)
+                .ok()
+                .and_then(|dbs| dbs.into_iter().next())
+                .map(|db| db.path)
+        };
+        let schema = match &original {
+            Some(path) => schema.with_original(path)?,
+            None => schema,
+        }
+        .with_joins(golds.iter().map(|g| g.gold.as_str()));
+        out.push(SchemaInput {
+            schema,
+            original,
+            golds,
+        });
+    }
+    Ok(out)
+}

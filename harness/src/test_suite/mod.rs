@@ -1,0 +1,32 @@
+//! Distilled test suites (Zhong, Yu and Klein, EMNLP 2020; `spec/test_suite.md`): for each
+//! gold, [`neighbors`] are near-miss queries; [`random_db`] draws small random databases for a
+//! schema; [`distill`] keeps, greedily, the databases that tell some gold from a neighbor no
+//! kept database tells apart yet; [`report`] says how well each gold is covered. A manifest
+//! whose `[databases]` pattern globs the written suite then evaluates with test-suite accuracy
+//! (the exec metric requires a match on every database).
+
+pub mod distill;
+pub mod inputs;
+pub mod neighbors;
+pub mod random_db;
+pub mod report;
+pub mod schema;
+pub mod tokens;
+
+use std::path::PathBuf;
+
+/// Errors distilling a suite.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("cannot access {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("schema {db_id}: {message}")]
+    Schema { db_id: String, message: String },
+    #[error("database {}: {message}", path.display())]
+    Database { path: PathBuf, message: String },
+    #[error("generating a database for {db_id}: {message}")]
+    Generate { db_id: String, message: String },
+}

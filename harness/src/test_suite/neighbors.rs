@@ -1,0 +1,1150 @@
+//! Neighbor queries: the gold with ONE token-level change — a constant, an operator, an
+//! aggregation, a sort direction, a connective, a negation, a column, or a dropped span. A
+//! test suite is good when it tells the gold from each of them (`spec/test_suite.md`).
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use super::tokens::{quote, splice, tokenize, Token, TokenKind};
+
+/// Which change made a neighbor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NeighborKind {
+    IntValue,
+    FloatValue,
+    StringValue,
+    LikePattern,
+    Comparison,
+    Aggregation,
+    SortDirection,
+    AndOr,
+    LikeNegation,
+    InNegation,
+    SetOperator,
+    Column,
+    DropPredicate,
+    DropClause,
+    DropDistinct,
+    DropSelectColumn,
+}
+
+impl NeighborKind {
+    /// A constant edit: `plug_value` puts the gold's values back into such a neighbor.
+    pub fn is_value(self) -> bool {
+        matches!(
+            self,
+            NeighborKind::IntValue
+                | NeighborKind::FloatValue
+                | NeighborKind::StringValue
+                | NeighborKind::LikePattern
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NeighborKind::IntValue => "int_value",
+            NeighborKind::FloatValue => "float_value",
+            NeighborKind::StringValue => "string_value",
+            NeighborKind::LikePattern => "like_pattern",
+            NeighborKind::Comparison => "comparison",
+            NeighborKind::Aggregation => "aggregation",
+            NeighborKind::SortDirection => "sort_direction",
+            NeighborKind::AndOr => "and_or",
+            NeighborKind::LikeNegation => "like_negation",
+            NeighborKind::InNegation => "in_negation",
+            NeighborKind::SetOperator => "set_operator",
+            NeighborKind::Column => "column",
+            NeighborKind::DropPredicate => "drop_predicate",
+            NeighborKind::DropClause => "drop_clause",
+            NeighborKind::DropDistinct => "drop_distinct",
+            NeighborKind::DropSelectColumn => "drop_select_column",
+        }
+    }
+}
+
+/// Why a neighbor is known to be hard to tell apart (the paper's two hard cases).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Hardness {
+    /// The edit is inside a WHERE with at least [`MANY_CONJUNCTS`] predicates: a random
+    /// database rarely has a row satisfying all the others.
+    ManyConjuncts,
+    /// The edit is a `COUNT(…) op N` threshold: a database needs a group of exactly the right
+    /// size.
+    CountThreshold,
+}
+
+/// A WHERE with this many predicates or more is "many conjuncts".
+pub const MANY_CONJUNCTS: usize = 3;
+
+/// One neighbor query.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Neighbor {
+    pub kind: NeighborKind,
+    pub sql: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hard: Option<Hardness>,
+}
+
+/// The schema facts neighbor generation needs: tables and their columns (original spelling).
+pub type TableColumns = [(String, Vec<String>)];
+
+/// Per table, per column: declared NOT NULL. Inside `count(…)` one NOT NULL column is as good
+/// as another (and as `*`), so such replacements are not neighbors.
+pub type NotNull = [Vec<bool>];
+
+fn is_not_null(not_null: &NotNull, table: usize, column: &str, tables: &TableColumns) -> bool {
+    tables[table]
+        .1
+        .iter()
+        .position(|c| c.eq_ignore_ascii_case(column))
+        .and_then(|ci| not_null.get(table)?.get(ci).copied())
+        .unwrap_or(false)
+}
+
+/// At most this many replacement columns per column mention.
+const COLUMNS_PER_MENTION: usize = 20;
+
+const CLAUSE_WORDS: &[&str] = &[
+    "select",
+    "from",
+    "where",
+    "group",
+    "having",
+    "order",
+    "limit",
+    "union",
+    "intersect",
+    "except",
+];
+
+const KEYWORDS: &[&str] = &[
+    "select",
+    "from",
+    "where",
+    "group",
+    "by",
+    "having",
+    "order",
+    "limit",
+    "union",
+    "intersect",
+    "except",
+    "join",
+    "inner",
+    "left",
+    "right",
+    "outer",
+    "cross",
+    "natural",
+    "on",
+    "as",
+    "and",
+    "or",
+    "not",
+    "in",
+    "like",
+    "between",
+    "is",
+    "null",
+    "asc",
+    "desc",
+    "distinct",
+    "all",
+    "exists",
+    "case",
+    "when",
+    "then",
+    "else",
+    "end",
+    "using",
+    "offset",
+];
+
+const AGGREGATES: &[&str] = &["count", "sum", "avg", "min", "max"];
+const COMPARISONS: &[&str] = &["=", "!=", "<", "<=", ">", ">="];
+
+/// The structure neighbor generation reads off the tokens.
+struct Query<'a> {
+    sql: &'a str,
+    toks: Vec<Token>,
+    depth: Vec<usize>,
+    /// For each `(`: the index of its `)`, and the reverse.
+    partner: HashMap<usize, usize>,
+}
+
+impl<'a> Query<'a> {
+    fn new(sql: &'a str) -> Query<'a> {
+        let toks = tokenize(sql);
+        let mut depth = Vec::with_capacity(toks.len());
+        let mut partner = HashMap::new();
+        let mut stack = Vec::new();
+        for (i, t) in toks.iter().enumerate() {
+            if t.is_symbol(")") {
+                if let Some(open) = stack.pop() {
+                    partner.insert(open, i);
+                    partner.insert(i, open);
+                }
+            }
+            depth.push(stack.len());
+            if t.is_symbol("(") {
+                stack.push(i);
+            }
+        }
+        Query {
+            sql,
+            toks,
+            depth,
+            partner,
+        }
+    }
+
+    fn is_keyword(&self, i: usize) -> bool {
+        self.toks[i].kind == TokenKind::Word && KEYWORDS.contains(&self.toks[i].lower().as_str())
+    }
+
+    /// Index of the token that ends the clause starting at `start` (exclusive): the next clause
+    /// word at the same depth, a `)` closing that depth, or the end.
+    fn clause_end(&self, start: usize, stop_at: &[&str]) -> usize {
+        let d = self.depth[start];
+        for j in start + 1..self.toks.len() {
+            if self.depth[j] < d || (self.depth[j] == d && self.toks[j].is_symbol(")")) {
+                return j;
+            }
+            if self.depth[j] == d
+                && self.toks[j].kind == TokenKind::Word
+                && stop_at.contains(&self.toks[j].lower().as_str())
+            {
+                return j;
+            }
+        }
+        self.toks.len()
+    }
+
+    fn byte_start(&self, i: usize) -> usize {
+        self.toks.get(i).map_or(self.sql.len(), |t| t.start)
+    }
+
+    fn byte_end(&self, i: usize) -> usize {
+        self.toks[i].end
+    }
+
+    /// The predicates of a WHERE/HAVING/ON clause body `from..to` at depth `d`: token ranges,
+    /// and the connective token before each (none for the first).
+    fn predicates(&self, from: usize, to: usize) -> Vec<(usize, usize, Option<usize>)> {
+        let d = self.depth.get(from).copied().unwrap_or(0);
+        let mut out = Vec::new();
+        let mut start = from;
+        let mut conn = None;
+        let mut between = false;
+        for j in from..to {
+            if self.depth[j] != d {
+                continue;
+            }
+            let t = &self.toks[j];
+            if t.is_word("between") {
+                between = true;
+            } else if t.is_word("and") && between {
+                between = false;
+            } else if t.is_word("and") || t.is_word("or") {
+                out.push((start, j, conn));
+                conn = Some(j);
+                start = j + 1;
+            }
+        }
+        if start < to {
+            out.push((start, to, conn));
+        }
+        out
+    }
+
+    /// True if token `i` (an operator) directly follows `count(…)`.
+    fn after_count(&self, i: usize) -> bool {
+        if i == 0 || !self.toks[i - 1].is_symbol(")") {
+            return false;
+        }
+        let Some(&open) = self.partner.get(&(i - 1)) else {
+            return false;
+        };
+        open > 0 && self.toks[open - 1].is_word("count")
+    }
+
+    /// True if token `i` is inside a scalar subquery (`op (SELECT …)`): SQLite uses its first
+    /// row, so its LIMIT (when at least 1) cannot change the result.
+    fn in_scalar_subquery(&self, i: usize) -> bool {
+        let d = self.depth[i];
+        if d == 0 {
+            return false;
+        }
+        let open = (0..i)
+            .rev()
+            .find(|&j| self.toks[j].is_symbol("(") && self.depth[j] == d - 1);
+        open.is_some_and(|o| o > 0 && self.is_comparison(o - 1))
+    }
+
+    /// True if comparison `i` is `count(…) op N` inside a HAVING clause (groups are never
+    /// empty there, so a count is at least 1).
+    fn having_count(&self, i: usize) -> bool {
+        if !self.after_count(i) {
+            return false;
+        }
+        let d = self.depth[i];
+        for j in (0..i).rev() {
+            if self.depth[j] < d {
+                return false;
+            }
+            if self.depth[j] == d && self.toks[j].kind == TokenKind::Word {
+                let w = self.toks[j].lower();
+                if w == "having" {
+                    return true;
+                }
+                if CLAUSE_WORDS.contains(&w.as_str()) {
+                    return false;
+                }
+            }
+        }
+        false
+    }
+
+    /// For comparison `i` of the form `col op (SELECT min(col) FROM t)` (or `max`, same column
+    /// name, no WHERE in the subquery): which extremum.
+    fn compared_with_own_extremum(&self, i: usize) -> Option<&'static str> {
+        let lhs = self.toks.get(i.checked_sub(1)?)?;
+        let t = |k: usize| self.toks.get(i + k);
+        let shape = t(1)?.is_symbol("(")
+            && t(2)?.is_word("select")
+            && t(4)?.is_symbol("(")
+            && t(6)?.is_symbol(")")
+            && t(7)?.is_word("from")
+            && t(9)?.is_symbol(")");
+        if !shape || lhs.kind != TokenKind::Word || !t(5)?.text.eq_ignore_ascii_case(&lhs.text) {
+            return None;
+        }
+        match t(3)?.lower().as_str() {
+            "min" => Some("min"),
+            "max" => Some("max"),
+            _ => None,
+        }
+    }
+
+    fn is_comparison(&self, i: usize) -> bool {
+        let t = &self.toks[i];
+        t.kind == TokenKind::Symbol
+            && matches!(
+                t.text.as_str(),
+                "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
+            )
+    }
+}
+
+/// Generates the neighbors of `gold`: every one-change edit described in the module doc,
+/// deduplicated, without the gold itself. `tables` gives column families; `rng` draws the
+/// random constants (seed it for determinism).
+pub fn neighbors(
+    gold: &str,
+    tables: &TableColumns,
+    not_null: &NotNull,
+    rng: &mut fastrand::Rng,
+) -> Vec<Neighbor> {
+    let q = Query::new(gold);
+    let mut out: Vec<Neighbor> = Vec::new();
+    let many_conjunct_spans = many_conjunct_spans(&q);
+    let hardness_at = |i: usize| -> Option<Hardness> {
+        let is_threshold = (q.is_comparison(i) && q.after_count(i))
+            || (i > 0
+                && matches!(q.toks[i].kind, TokenKind::Int | TokenKind::Float)
+                && q.is_comparison(i - 1)
+                && q.after_count(i - 1));
+        if is_threshold {
+            Some(Hardness::CountThreshold)
+        } else if many_conjunct_spans.iter().any(|&(a, b)| a <= i && i < b) {
+            Some(Hardness::ManyConjuncts)
+        } else {
+            None
+        }
+    };
+    let mut push = |kind: NeighborKind, sql: String, hard: Option<Hardness>| {
+        out.push(Neighbor { kind, sql, hard });
+    };
+    let replace = |i: usize, with: &str| splice(gold, q.toks[i].start, q.toks[i].end, with);
+
+    let aliases = alias_map(&q, tables);
+    let mut between_pending: HashMap<usize, bool> = HashMap::new();
+
+    for i in 0..q.toks.len() {
+        let t = &q.toks[i];
+        let hard = hardness_at(i);
+        let prev_word = |w: &str| i > 0 && q.toks[i - 1].is_word(w);
+        match t.kind {
+            TokenKind::Int => {
+                let Ok(c) = t.text.parse::<i64>() else {
+                    continue;
+                };
+                let span = c.unsigned_abs().saturating_mul(2).clamp(10, 1 << 40) as i64;
+                let mut alts = BTreeSet::new();
+                alts.insert(c.saturating_sub(1));
+                alts.insert(c.saturating_add(1));
+                alts.insert(rng.i64(0..=span));
+                alts.insert(rng.i64(0..=span));
+                alts.insert(rng.i64(0..=10));
+                alts.insert(rng.i64(c.saturating_sub(10)..=c.saturating_add(10)));
+                alts.remove(&c);
+                if prev_word("limit") && c >= 1 && q.in_scalar_subquery(i) {
+                    // Any positive limit, and a negative one (no limit in SQLite), give the
+                    // scalar subquery the same first row; only 0 changes it.
+                    alts.retain(|&a| a == 0);
+                }
+                if i > 0 && q.is_comparison(i - 1) && q.having_count(i - 1) {
+                    let op = q.toks[i - 1].text.as_str();
+                    alts.retain(|&a| !same_on_groups(op, c, op, a));
+                }
+                for a in alts {
+                    push(NeighborKind::IntValue, replace(i, &a.to_string()), hard);
+                }
+            }
+            TokenKind::Float => {
+                let Ok(c) = t.text.parse::<f64>() else {
+                    continue;
+                };
+                let step = 0.001 * c.abs().max(1.0);
+                let hi = 2.0 * c.abs() + 1.0;
+                for a in [
+                    c + step,
+                    c - step,
+                    c + 10.0 * step,
+                    c - 10.0 * step,
+                    rng.f64() * hi,
+                    rng.f64() * hi,
+                ] {
+                    let text = float_text(a);
+                    if text != t.text {
+                        push(NeighborKind::FloatValue, replace(i, &text), hard);
+                    }
+                }
+            }
+            TokenKind::Str => {
+                let Some(s) = t.string_content() else {
+                    continue;
+                };
+                let qc = t.text.chars().next().unwrap_or('\'');
+                let chars: Vec<char> = s.chars().collect();
+                let like = prev_word("like");
+                let mut alts: Vec<(NeighborKind, String)> = Vec::new();
+                alts.push((NeighborKind::StringValue, {
+                    let len = 1 + rng.usize(..8);
+                    random_word(rng, len)
+                }));
+                if chars.len() >= 2 {
+                    alts.push((
+                        NeighborKind::StringValue,
+                        chars[1..].iter().collect::<String>(),
+                    ));
+                    alts.push((
+                        NeighborKind::StringValue,
+                        chars[..chars.len() - 1].iter().collect::<String>(),
+                    ));
+                }
+                alts.push((NeighborKind::StringValue, random_word(rng, 3)));
+                alts.push((
+                    NeighborKind::StringValue,
+                    format!("{s}{}", random_word(rng, 2)),
+                ));
+                alts.push((NeighborKind::StringValue, format!("a{s}")));
+                if chars.len() >= 3 {
+                    alts.push((
+                        NeighborKind::StringValue,
+                        chars[1..chars.len() - 1].iter().collect::<String>(),
+                    ));
+                }
+                if like {
+                    if s.contains('%') {
+                        alts.push((NeighborKind::LikePattern, s.replace('%', "")));
+                        if let Some(rest) = s.strip_prefix('%') {
+                            alts.push((NeighborKind::LikePattern, rest.to_owned()));
+                        }
+                        if let Some(rest) = s.strip_suffix('%') {
+                            alts.push((NeighborKind::LikePattern, rest.to_owned()));
+                        }
+                    } else {
+                        alts.push((NeighborKind::LikePattern, format!("%{s}%")));
+                    }
+                }
+                for (kind, a) in alts {
+                    if a != s {
+                        push(kind, replace(i, &quote(&a, qc)), hard);
+                    }
+                }
+            }
+            TokenKind::Symbol if q.is_comparison(i) => {
+                let norm = match t.text.as_str() {
+                    "==" => "=",
+                    "<>" => "!=",
+                    other => other,
+                };
+                let threshold = q
+                    .toks
+                    .get(i + 1)
+                    .filter(|_| q.having_count(i))
+                    .and_then(|n| n.text.parse::<i64>().ok());
+                let extremum = q.compared_with_own_extremum(i);
+                for op in COMPARISONS {
+                    if *op == norm {
+                        continue;
+                    }
+                    if threshold.is_some_and(|n| same_on_groups(norm, n, op, n)) {
+                        continue;
+                    }
+                    if extremum.is_some_and(|e| same_against_extremum(e, norm, op)) {
+                        continue;
+                    }
+                    push(NeighborKind::Comparison, replace(i, op), hard);
+                }
+            }
+            TokenKind::Symbol => {}
+            TokenKind::Word => {
+                let w = t.lower();
+                let d = q.depth[i];
+                let next_open = q.toks.get(i + 1).is_some_and(|n| n.is_symbol("("));
+                if AGGREGATES.contains(&w.as_str()) && next_open {
+                    for a in AGGREGATES {
+                        if *a != w {
+                            push(NeighborKind::Aggregation, replace(i, a), hard);
+                        }
+                    }
+                    continue;
+                }
+                match w.as_str() {
+                    "asc" => push(NeighborKind::SortDirection, replace(i, "DESC"), hard),
+                    "desc" => push(NeighborKind::SortDirection, replace(i, "ASC"), hard),
+                    "between" => {
+                        between_pending.insert(d, true);
+                    }
+                    "and" if between_pending.get(&d) == Some(&true) => {
+                        between_pending.insert(d, false);
+                    }
+                    "and" => push(NeighborKind::AndOr, replace(i, "OR"), hard),
+                    "or" => push(NeighborKind::AndOr, replace(i, "AND"), hard),
+                    "like" if prev_word("not") => push(
+                        NeighborKind::LikeNegation,
+                        splice(gold, q.toks[i - 1].start, t.end, "LIKE"),
+                        hard,
+                    ),
+                    "like" => push(NeighborKind::LikeNegation, replace(i, "NOT LIKE"), hard),
+                    "in" if next_open && prev_word("not") => push(
+                        NeighborKind::InNegation,
+                        splice(gold, q.toks[i - 1].start, t.end, "IN"),
+                        hard,
+                    ),
+                    "in" if next_open => push(NeighborKind::InNegation, replace(i, "NOT IN"), hard),
+                    "union" | "intersect" | "except" => {
+                        if q.toks.get(i + 1).is_some_and(|n| n.is_word("all")) {
+                            continue;
+                        }
+                        for s in ["UNION", "INTERSECT", "EXCEPT"] {
+                            if !s.eq_ignore_ascii_case(&w) {
+                                push(NeighborKind::SetOperator, replace(i, s), hard);
+                            }
+                        }
+                    }
+                    "distinct" => push(
+                        NeighborKind::DropDistinct,
+                        splice(gold, t.start, t.end, ""),
+                        None,
+                    ),
+                    _ => {
+                        for alt in column_alternatives(&q, i, tables, not_null, &aliases, rng) {
+                            push(NeighborKind::Column, replace(i, &alt), hard);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    drop_spans(&q, &many_conjunct_spans, &mut |kind, sql, hard| {
+        out.push(Neighbor { kind, sql, hard })
+    });
+    add_sort_directions(&q, &mut |sql| {
+        out.push(Neighbor {
+            kind: NeighborKind::SortDirection,
+            sql,
+            hard: None,
+        })
+    });
+
+    count_star_columns(&q, tables, not_null, &aliases, &mut |sql| {
+        out.push(Neighbor {
+            kind: NeighborKind::Column,
+            sql,
+            hard: None,
+        })
+    });
+
+    let mut seen = BTreeSet::new();
+    seen.insert(normalize(gold));
+    out.retain(|n| seen.insert(normalize(&n.sql)));
+    out
+}
+
+/// The column pairs a query equates (`a.x = b.y`, both qualified, in ON or WHERE): joins the
+/// random databases should be able to satisfy. Each pair is ((table, column), (table, column)),
+/// names as the query spells them, tables resolved through aliases.
+pub fn join_pairs(sql: &str, tables: &TableColumns) -> Vec<((String, String), (String, String))> {
+    let q = Query::new(sql);
+    let aliases = alias_map(&q, tables);
+    let resolve = |i: usize| -> Option<(String, String)> {
+        let (t, dot, c) = (q.toks.get(i)?, q.toks.get(i + 1)?, q.toks.get(i + 2)?);
+        if t.kind != TokenKind::Word || !dot.is_symbol(".") || c.kind != TokenKind::Word {
+            return None;
+        }
+        let k = *aliases.get(&unquote_ident(&t.text).to_lowercase())?;
+        let col = tables[k]
+            .1
+            .iter()
+            .find(|x| x.eq_ignore_ascii_case(unquote_ident(&c.text)))?;
+        Some((tables[k].0.clone(), col.clone()))
+    };
+    let mut out = Vec::new();
+    for i in 3..q.toks.len().saturating_sub(3) {
+        if q.toks[i].is_symbol("=") {
+            if let (Some(a), Some(b)) = (resolve(i - 3), resolve(i + 1)) {
+                if a.0 != b.0 {
+                    out.push((a, b));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Columns (`alias.col` or `col`, lower case) that a comparison operand makes non-NULL in every
+/// row the query counts: any comparison with NULL fails. Only for queries without OR (where a
+/// comparison might not have to hold).
+fn null_rejected(q: &Query) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if q.toks.iter().any(|t| t.is_word("or")) {
+        return out;
+    }
+    let operand = |from: usize, to_left: bool| -> Option<String> {
+        let t = q.toks.get(from)?;
+        if t.kind != TokenKind::Word {
+            return None;
+        }
+        let (qual, col) = if to_left {
+            match from.checked_sub(2) {
+                Some(j) if q.toks[from - 1].is_symbol(".") => (Some(&q.toks[j]), t),
+                _ => (None, t),
+            }
+        } else if q.toks.get(from + 1).is_some_and(|d| d.is_symbol(".")) {
+            (Some(t), q.toks.get(from + 2)?)
+        } else {
+            (None, t)
+        };
+        let col = unquote_ident(&col.text).to_lowercase();
+        Some(match qual {
+            Some(a) => format!("{}.{col}", unquote_ident(&a.text).to_lowercase()),
+            None => col,
+        })
+    };
+    for i in 1..q.toks.len() {
+        if q.is_comparison(i) {
+            out.extend(operand(i - 1, true));
+            out.extend(operand(i + 1, false));
+        }
+    }
+    out
+}
+
+fn holds(op: &str, a: i64, b: i64) -> bool {
+    match op {
+        "=" | "==" => a == b,
+        "!=" | "<>" => a != b,
+        "<" => a < b,
+        "<=" => a <= b,
+        ">" => a > b,
+        ">=" => a >= b,
+        _ => false,
+    }
+}
+
+/// `count op1 n1` and `count op2 n2` agree on every group (count ≥ 1).
+fn same_on_groups(op1: &str, n1: i64, op2: &str, n2: i64) -> bool {
+    let top = n1.max(n2).saturating_add(2).max(2);
+    (1..=top).all(|c| holds(op1, c, n1) == holds(op2, c, n2))
+}
+
+/// `x op1 min(x)` and `x op2 min(x)` agree for every x of the column (no x is below its min;
+/// likewise above its max).
+fn same_against_extremum(extremum: &str, op1: &str, op2: &str) -> bool {
+    // x relative to the extremum: -1 below, 0 equal, 1 above; only one side can occur.
+    let possible: [i64; 2] = if extremum == "min" { [0, 1] } else { [-1, 0] };
+    possible
+        .iter()
+        .all(|&x| holds(op1, x, 0) == holds(op2, x, 0))
+}
+
+/// Token form used to deduplicate neighbors (whitespace and keyword case do not count).
+fn normalize(sql: &str) -> String {
+    let toks: Vec<String> = tokenize(sql)
+        .into_iter()
+        .map(|t| match t.kind {
+            TokenKind::Word => t.lower(),
+            _ => t.text,
+        })
+        .collect();
+    toks.join(" ")
+}
+
+/// At most this many `count(column)` neighbors per `count(*)`.
+const COUNT_COLUMNS: usize = 4;
+
+/// `count(*)` becomes `count(column)` for a few columns of the query's tables: they differ
+/// where the column holds NULLs.
+fn count_star_columns(
+    q: &Query,
+    tables: &TableColumns,
+    not_null: &NotNull,
+    aliases: &HashMap<String, usize>,
+    push: &mut dyn FnMut(String),
+) {
+    let rejected = null_rejected(q);
+    let in_query: BTreeSet<usize> = aliases.values().copied().collect();
+    // The first alias (in name order) of each table: a table joined twice has two, and the
+    // choice must not depend on hash order.
+    let mut qualifier: HashMap<usize, String> = HashMap::new();
+    let sorted: BTreeSet<(&String, &usize)> = aliases.iter().collect();
+    for (a, &k) in sorted {
+        if a.as_str() != tables[k].0.to_lowercase() {
+            qualifier.entry(k).or_insert_with(|| a.clone());
+        }
+    }
+    for i in 0..q.toks.len().saturating_sub(3) {
+        if !(q.toks[i].is_word("count")
+            && q.toks[i + 1].is_symbol("(")
+            && q.toks[i + 2].is_symbol("*")
+            && q.toks[i + 3].is_symbol(")"))
+        {
+            continue;
+        }
+        let mut made = 0;
+        for &k in &in_query {
+            for c in tables[k].1.iter().skip(1) {
+                if made >= COUNT_COLUMNS {
+                    break;
+                }
+                if !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+                    || is_not_null(not_null, k, c, tables)
+                    || rejected.contains(&match qualifier.get(&k) {
+                        Some(a) => format!("{a}.{}", c.to_lowercase()),
+                        None => c.to_lowercase(),
+                    })
+                    || rejected.contains(&c.to_lowercase())
+                {
+                    continue;
+                }
+                let col = match qualifier.get(&k) {
+                    Some(a) if in_query.len() > 1 => format!("{a}.{c}"),
+                    _ => c.clone(),
+                };
+                let t = &q.toks[i + 2];
+                push(splice(q.sql, t.start, t.end, &col));
+                made += 1;
+            }
+        }
+    }
+}
+
+fn float_text(x: f64) -> String {
+    let s = format!("{x}");
+    if s.contains(['.', 'e', 'E']) || s.contains("inf") || s.contains("NaN") {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// A random lower-case word.
+pub fn random_word(rng: &mut fastrand::Rng, len: usize) -> String {
+    (0..len.max(1)).map(|_| rng.lowercase()).collect()
+}
+
+/// Token ranges of WHERE bodies with many predicates.
+fn many_conjunct_spans(q: &Query) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    for i in 0..q.toks.len() {
+        if q.toks[i].is_word("where") {
+            let end = q.clause_end(i, CLAUSE_WORDS);
+            if q.predicates(i + 1, end).len() >= MANY_CONJUNCTS {
+                spans.push((i, end));
+            }
+        }
+    }
+    spans
+}
+
+/// Table names and aliases (lower case) → index in `tables`.
+fn alias_map(q: &Query, tables: &TableColumns) -> HashMap<String, usize> {
+    let by_name: HashMap<String, usize> = tables
+        .iter()
+        .enumerate()
+        .map(|(k, (t, _))| (t.to_lowercase(), k))
+        .collect();
+    let mut map = HashMap::new();
+    for i in 0..q.toks.len() {
+        let t = &q.toks[i];
+        if t.kind != TokenKind::Word || q.is_keyword(i) {
+            continue;
+        }
+        let name = unquote_ident(&t.text).to_lowercase();
+        let Some(&k) = by_name.get(&name) else {
+            continue;
+        };
+        let after_from = i > 0
+            && (q.toks[i - 1].is_word("from")
+                || q.toks[i - 1].is_word("join")
+                || q.toks[i - 1].is_symbol(","));
+        if !after_from {
+            continue;
+        }
+        map.insert(name, k);
+        let mut j = i + 1;
+        if q.toks.get(j).is_some_and(|n| n.is_word("as")) {
+            j += 1;
+        }
+        if let Some(a) = q.toks.get(j) {
+            if a.kind == TokenKind::Word && !q.is_keyword(j) {
+                map.insert(unquote_ident(&a.text).to_lowercase(), k);
+            }
+        }
+    }
+    map
+}
+
+fn unquote_ident(s: &str) -> &str {
+    let b = s.as_bytes();
+    if b.len() >= 2
+        && ((b[0] == b'`' && b[b.len() - 1] == b'`') || (b[0] == b'[' && b[b.len() - 1] == b']'))
+    {
+        &s[1..s.len() - 1]
+    } else {
+        s
+    }
+}
+
+/// Other columns that could stand where token `i` names a column: of its qualifier's table, or
+/// of every table in the query that has a column of that name.
+fn column_alternatives(
+    q: &Query,
+    i: usize,
+    tables: &TableColumns,
+    not_null: &NotNull,
+    aliases: &HashMap<String, usize>,
+    rng: &mut fastrand::Rng,
+) -> Vec<String> {
+    let t = &q.toks[i];
+    let arg_start = if i >= 2 && q.toks[i - 1].is_symbol(".") {
+        i - 2
+    } else {
+        i
+    };
+    let in_count = arg_start >= 2
+        && q.toks[arg_start - 1].is_symbol("(")
+        && q.toks[arg_start - 2].is_word("count");
+    if q.is_keyword(i)
+        || q.toks
+            .get(i + 1)
+            .is_some_and(|n| n.is_symbol(".") || n.is_symbol("("))
+    {
+        return Vec::new();
+    }
+    if i > 0 && q.toks[i - 1].is_word("as") {
+        return Vec::new();
+    }
+    let name = unquote_ident(&t.text).to_lowercase();
+    let qualified = i >= 2 && q.toks[i - 1].is_symbol(".");
+    let owners: Vec<usize> = if qualified {
+        let qual = unquote_ident(&q.toks[i - 2].text).to_lowercase();
+        aliases.get(&qual).copied().into_iter().collect()
+    } else {
+        if aliases.contains_key(&name) {
+            return Vec::new();
+        }
+        let in_query: BTreeSet<usize> = aliases.values().copied().collect();
+        in_query.into_iter().collect()
+    };
+    let owners: Vec<usize> = owners
+        .into_iter()
+        .filter(|&k| tables[k].1.iter().any(|c| c.to_lowercase() == name))
+        .collect();
+    let rejected = null_rejected(q);
+    let qual = qualified.then(|| unquote_ident(&q.toks[i - 2].text).to_lowercase());
+    let key = |c: &str| match &qual {
+        Some(a) => format!("{a}.{}", c.to_lowercase()),
+        None => c.to_lowercase(),
+    };
+    let never_null =
+        |k: usize, c: &str| is_not_null(not_null, k, c, tables) || rejected.contains(&key(c));
+    let counts_rows =
+        in_count && !owners.is_empty() && owners.iter().all(|&k| never_null(k, &name));
+    let mut family: Vec<String> = Vec::new();
+    for k in owners {
+        for c in &tables[k].1 {
+            if counts_rows && never_null(k, c) {
+                continue;
+            }
+            if c.to_lowercase() != name && !family.iter().any(|f| f.eq_ignore_ascii_case(c)) {
+                family.push(c.clone());
+            }
+        }
+    }
+    if family.len() > COLUMNS_PER_MENTION {
+        rng.shuffle(&mut family);
+        family.truncate(COLUMNS_PER_MENTION);
+        family.sort();
+    }
+    family
+        .into_iter()
+        .map(|c| {
+            if c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') {
+                c
+            } else {
+                quote(&c, '`')
+            }
+        })
+        .collect()
+}
+
+/// Dropped spans: each WHERE/HAVING predicate, each clause, each SELECT item.
+fn drop_spans(
+    q: &Query,
+    many: &[(usize, usize)],
+    push: &mut dyn FnMut(NeighborKind, String, Option<Hardness>),
+) {
+    let sql = q.sql;
+    let cut = |a: usize, b: usize| -> String {
+        // Token range a..b removed.
+        splice(sql, q.byte_start(a), q.byte_end(b - 1), "")
+    };
+    for i in 0..q.toks.len() {
+        let w = q.toks[i].lower();
+        if q.toks[i].kind != TokenKind::Word {
+            continue;
+        }
+        match w.as_str() {
+            "where" | "having" => {
+                let end = q.clause_end(i, CLAUSE_WORDS);
+                let preds = q.predicates(i + 1, end);
+                let hard = many
+                    .iter()
+                    .any(|&(a, _)| a == i)
+                    .then_some(Hardness::ManyConjuncts);
+                if preds.len() >= 2 {
+                    for (k, &(a, b, conn)) in preds.iter().enumerate() {
+                        let (from, to) = match conn {
+                            Some(c) => (c, b),
+                            None => (a, preds[k + 1].2.map_or(b, |c| c + 1)),
+                        };
+                        push(NeighborKind::DropPredicate, cut(from, to), hard);
+                    }
+                }
+                if end > i + 1 {
+                    push(NeighborKind::DropClause, cut(i, end), None);
+                }
+            }
+            "group" | "order" | "limit" => {
+                let end = q.clause_end(i, CLAUSE_WORDS);
+                let scalar_limit = w == "limit" && q.in_scalar_subquery(i);
+                if end > i + 1 && !scalar_limit {
+                    push(NeighborKind::DropClause, cut(i, end), None);
+                }
+                if w == "group" {
+                    let end = q.clause_end(
+                        i,
+                        &CLAUSE_WORDS[..2]
+                            .iter()
+                            .chain(&CLAUSE_WORDS[5..])
+                            .copied()
+                            .collect::<Vec<_>>(),
+                    );
+                    if end > i + 1 {
+                        push(NeighborKind::DropClause, cut(i, end), None);
+                    }
+                }
+            }
+            "select" => {
+                let mut start = i + 1;
+                if q.toks.get(start).is_some_and(|t| t.is_word("distinct")) {
+                    start += 1;
+                }
+                let end = q.clause_end(i, CLAUSE_WORDS);
+                let d = q.depth[i];
+                let mut items = Vec::new();
+                let mut a = start;
+                for j in start..end {
+                    if q.depth[j] == d && q.toks[j].is_symbol(",") {
+                        items.push((a, j));
+                        a = j + 1;
+                    }
+                }
+                items.push((a, end));
+                if items.len() >= 2 {
+                    for (k, &(a, b)) in items.iter().enumerate() {
+                        if a >= b {
+                            continue;
+                        }
+                        let (from, to) = if k + 1 < items.len() {
+                            (a, b + 1)
+                        } else {
+                            (a - 1, b)
+                        };
+                        push(NeighborKind::DropSelectColumn, cut(from, to), None);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `ORDER BY x` items without a direction get `DESC` (dropping `ASC` changes nothing, so it is
+/// never generated).
+fn add_sort_directions(q: &Query, push: &mut dyn FnMut(String)) {
+    for i in 0..q.toks.len() {
+        if !(q.toks[i].is_word("order") && q.toks.get(i + 1).is_some_and(|t| t.is_word("by"))) {
+            continue;
+        }
+        let end = q.clause_end(i, CLAUSE_WORDS);
+        let d = q.depth[i];
+        let mut item_ends = Vec::new();
+        for j in i + 2..end {
+            if q.depth[j] == d && q.toks[j].is_symbol(",") {
+                item_ends.push(j);
+            }
+        }
+        item_ends.push(end);
+        for e in item_ends {
+            if e == 0 || e <= i + 2 {
+                continue;
+            }
+            let last = &q.toks[e - 1];
+            if last.is_word("asc") || last.is_word("desc") {
+                continue;
+            }
+            let at = last.end;
+            push(format!("{} DESC{}", &q.sql[..at], &q.sql[at..]));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tables() -> Vec<(String, Vec<String>)> {
+        vec![
+            (
+                "singer".into(),
+                vec![
+                    "Singer_ID".into(),
+                    "Name".into(),
+                    "Age".into(),
+                    "Country".into(),
+                ],
+            ),
+            (
+                "concert".into(),
+                vec!["concert_ID".into(), "Singer_ID".into(), "Year".into()],
+            ),
+        ]
+    }
+
+    fn gen(sql: &str) -> Vec<Neighbor> {
+        neighbors(sql, &tables(), &[], &mut fastrand::Rng::with_seed(7))
+    }
+
+    fn has(ns: &[Neighbor], kind: NeighborKind, sql: &str) -> bool {
+        ns.iter()
+            .any(|n| n.kind == kind && normalize(&n.sql) == normalize(sql))
+    }
+
+    #[test]
+    fn one_change_at_a_time() {
+        let g = "SELECT name FROM singer WHERE age > 30 AND country = 'France' ORDER BY age DESC LIMIT 3";
+        let ns = gen(g);
+        assert!(has(&ns, NeighborKind::IntValue, "SELECT name FROM singer WHERE age > 29 AND country = 'France' ORDER BY age DESC LIMIT 3"));
+        assert!(has(&ns, NeighborKind::Comparison, "SELECT name FROM singer WHERE age >= 30 AND country = 'France' ORDER BY age DESC LIMIT 3"));
+        assert!(has(&ns, NeighborKind::AndOr, "SELECT name FROM singer WHERE age > 30 OR country = 'France' ORDER BY age DESC LIMIT 3"));
+        assert!(has(&ns, NeighborKind::SortDirection, "SELECT name FROM singer WHERE age > 30 AND country = 'France' ORDER BY age ASC LIMIT 3"));
+        assert!(has(&ns, NeighborKind::StringValue, "SELECT name FROM singer WHERE age > 30 AND country = 'rance' ORDER BY age DESC LIMIT 3"));
+        assert!(has(&ns, NeighborKind::Column, "SELECT Country FROM singer WHERE age > 30 AND country = 'France' ORDER BY age DESC LIMIT 3"));
+        assert!(has(
+            &ns,
+            NeighborKind::DropPredicate,
+            "SELECT name FROM singer WHERE country = 'France' ORDER BY age DESC LIMIT 3"
+        ));
+        assert!(has(
+            &ns,
+            NeighborKind::DropPredicate,
+            "SELECT name FROM singer WHERE age > 30 ORDER BY age DESC LIMIT 3"
+        ));
+        assert!(has(
+            &ns,
+            NeighborKind::DropClause,
+            "SELECT name FROM singer WHERE age > 30 AND country = 'France' ORDER BY age DESC"
+        ));
+        assert!(!ns.iter().any(|n| normalize(&n.sql) == normalize(g)));
+        let texts: BTreeSet<_> = ns.iter().map(|n| normalize(&n.sql)).collect();
+        assert_eq!(texts.len(), ns.len(), "deduplicated");
+        // Same seed, same neighbors.
+        assert_eq!(ns, gen(g));
+    }
+
+    #[test]
+    fn qualified_columns_use_their_table() {
+        let g = "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T2.year = 2014";
+        let ns = gen(g);
+        assert!(has(&ns, NeighborKind::Column, "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T2.concert_ID = 2014"));
+        assert!(!ns
+            .iter()
+            .any(|n| n.kind == NeighborKind::Column && n.sql.contains("T2.Age")));
+    }
+
+    #[test]
+    fn between_and_is_not_a_connective_and_hard_cases_are_marked() {
+        let ns = gen("SELECT name FROM singer WHERE age BETWEEN 20 AND 30");
+        assert!(!ns.iter().any(|n| n.kind == NeighborKind::AndOr));
+        let ns = gen("SELECT country FROM singer GROUP BY country HAVING count(*) > 2");
+        assert!(ns
+            .iter()
+            .any(|n| n.kind == NeighborKind::IntValue && n.hard == Some(Hardness::CountThreshold)));
+        let ns = gen("SELECT name FROM singer WHERE age > 1 AND age < 9 AND country = 'x'");
+        assert!(ns
+            .iter()
+            .any(|n| n.kind == NeighborKind::DropPredicate
+                && n.hard == Some(Hardness::ManyConjuncts)));
+        let ns = gen(
+            "SELECT name FROM singer WHERE name LIKE '%a%' AND age NOT IN (SELECT age FROM singer)",
+        );
+        // Removing the `%`s (a LIKE-pattern edit) gives the same text as the middle substring;
+        // either kind may keep it.
+        assert!(ns.iter().any(|n| matches!(
+            n.kind,
+            NeighborKind::LikePattern | NeighborKind::StringValue
+        ) && normalize(&n.sql)
+            == normalize("SELECT name FROM singer WHERE name LIKE 'a' AND age NOT IN (SELECT age FROM singer)")));
+        assert!(has(&ns, NeighborKind::LikeNegation, "SELECT name FROM singer WHERE name NOT LIKE '%a%' AND age NOT IN (SELECT age FROM singer)"));
+        assert!(has(
+            &ns,
+            NeighborKind::InNegation,
+            "SELECT name FROM singer WHERE name LIKE '%a%' AND age IN (SELECT age FROM singer)"
+        ));
+        let ns = gen("SELECT name FROM singer WHERE name LIKE 'ab'");
+        assert!(has(
+            &ns,
+            NeighborKind::LikePattern,
+            "SELECT name FROM singer WHERE name LIKE '%ab%'"
+        ));
+    }
+}

@@ -1,0 +1,241 @@
+//! What a distillation run reports: per gold, neighbors generated, distinguished, the
+//! undistinguished ones (their SQL and kind), the suite's size and whether the suite is
+//! reliable for it; per schema, the suite's size on disk and the time it took. As JSON for
+//! tools and as a readable summary.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::distill::{GoldOutcome, SchemaOutcome};
+use super::neighbors::{Hardness, Neighbor};
+
+/// Report of one gold.
+#[derive(Debug, Clone, Serialize)]
+pub struct GoldReport {
+    pub index: usize,
+    pub db_id: String,
+    pub gold: String,
+    pub generated: usize,
+    /// Dropped: they fail to run on the base database.
+    pub failed: usize,
+    pub valid: usize,
+    pub distinguished: usize,
+    pub undistinguished: Vec<Neighbor>,
+    pub suite_size: usize,
+    /// False iff some undistinguished neighbor is of a known-hard kind (many WHERE conjuncts,
+    /// a `COUNT(…) op N` threshold): then the suite may accept a wrong prediction of that kind.
+    /// Other undistinguished neighbors are, in the paper's experience, equivalent queries.
+    pub reliable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gold_error: Option<String>,
+}
+
+/// Report of one schema.
+#[derive(Debug, Clone, Serialize)]
+pub struct SchemaReport {
+    pub db_id: String,
+    pub has_original: bool,
+    pub golds: usize,
+    pub sampled: usize,
+    pub rejected: usize,
+    pub ambiguous: usize,
+    pub suite_size: usize,
+    pub databases: Vec<String>,
+    pub bytes: u64,
+    pub seconds: f64,
+    pub neighbors: usize,
+    pub distinguished: usize,
+}
+
+/// The whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub seed: u64,
+    /// Neighbors count as distinguished only if every `plug_value` candidate is told apart too.
+    pub plug_value: bool,
+    pub max_databases: usize,
+    pub wall_seconds: f64,
+    pub schemas: Vec<SchemaReport>,
+    pub golds: Vec<GoldReport>,
+    pub totals: Totals,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Totals {
+    pub golds: usize,
+    pub neighbors: usize,
+    pub distinguished: usize,
+    pub distinguished_fraction: f64,
+    pub undistinguished_by_kind: BTreeMap<String, usize>,
+    pub undistinguished_hard: usize,
+    pub unreliable_golds: usize,
+    pub gold_errors: usize,
+    pub databases_sampled: usize,
+    pub suite_databases: usize,
+    pub bytes: u64,
+}
+
+fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
+    let undistinguished: Vec<Neighbor> = o
+        .neighbors
+        .iter()
+        .filter(|n| n.distinguished_by.is_none())
+        .map(|n| n.neighbor.clone())
+        .collect();
+    GoldReport {
+        index: o.index,
+        db_id: o.db_id.clone(),
+        gold: o.gold.clone(),
+        generated: o.generated,
+        failed: o.failed,
+        valid: o.neighbors.len(),
+        distinguished: o.neighbors.len() - undistinguished.len(),
+        reliable: !undistinguished.iter().any(|n| n.hard.is_some()),
+        undistinguished,
+        suite_size,
+        gold_error: o.gold_error.clone(),
+    }
+}
+
+impl Report {
+    pub fn new(
+        seed: u64,
+        plug_value: bool,
+        max_databases: usize,
+        wall_seconds: f64,
+        schemas: &[SchemaOutcome],
+    ) -> Report {
+        let mut golds: Vec<GoldReport> = schemas
+            .iter()
+            .flat_map(|s| s.golds.iter().map(|g| gold_report(g, s.databases.len())))
+            .collect();
+        golds.sort_by_key(|g| g.index);
+        let schema_reports: Vec<SchemaReport> = schemas
+            .iter()
+            .map(|s| {
+                let neighbors = s.golds.iter().map(|g| g.neighbors.len()).sum();
+                let distinguished = s
+                    .golds
+                    .iter()
+                    .flat_map(|g| &g.neighbors)
+                    .filter(|n| n.distinguished_by.is_some())
+                    .count();
+                SchemaReport {
+                    db_id: s.db_id.clone(),
+                    has_original: s.has_original,
+                    golds: s.golds.len(),
+                    sampled: s.sampled,
+                    rejected: s.rejected,
+                    ambiguous: s.ambiguous,
+                    suite_size: s.databases.len(),
+                    databases: s.databases.clone(),
+                    bytes: s.bytes,
+                    seconds: s.seconds,
+                    neighbors,
+                    distinguished,
+                }
+            })
+            .collect();
+        let neighbors: usize = golds.iter().map(|g| g.valid).sum();
+        let distinguished: usize = golds.iter().map(|g| g.distinguished).sum();
+        let mut by_kind = BTreeMap::new();
+        let mut hard = 0;
+        for n in golds.iter().flat_map(|g| &g.undistinguished) {
+            *by_kind.entry(n.kind.as_str().to_owned()).or_insert(0) += 1;
+            hard += usize::from(n.hard.is_some());
+        }
+        let totals = Totals {
+            golds: golds.len(),
+            neighbors,
+            distinguished,
+            distinguished_fraction: if neighbors == 0 {
+                1.0
+            } else {
+                distinguished as f64 / neighbors as f64
+            },
+            undistinguished_by_kind: by_kind,
+            undistinguished_hard: hard,
+            unreliable_golds: golds.iter().filter(|g| !g.reliable).count(),
+            gold_errors: golds.iter().filter(|g| g.gold_error.is_some()).count(),
+            databases_sampled: schema_reports.iter().map(|s| s.sampled).sum(),
+            suite_databases: schema_reports.iter().map(|s| s.suite_size).sum(),
+            bytes: schema_reports.iter().map(|s| s.bytes).sum(),
+        };
+        Report {
+            seed,
+            plug_value,
+            max_databases,
+            wall_seconds,
+            schemas: schema_reports,
+            golds,
+            totals,
+        }
+    }
+
+    /// A readable summary: one line per schema, the totals, undistinguished neighbors by kind.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!(
+            "{:<32} {:>5} {:>7} {:>7} {:>6} {:>9} {:>8} {:>10}\n",
+            "schema", "golds", "neighb", "distin", "suite", "sampled", "KiB", "seconds"
+        ));
+        for r in &self.schemas {
+            s.push_str(&format!(
+                "{:<32} {:>5} {:>7} {:>7} {:>6} {:>9} {:>8} {:>10.1}\n",
+                format!(
+                    "{}{}",
+                    r.db_id,
+                    if r.has_original { "" } else { " (random only)" }
+                ),
+                r.golds,
+                r.neighbors,
+                r.distinguished,
+                r.suite_size,
+                r.sampled,
+                r.bytes.div_ceil(1024),
+                r.seconds
+            ));
+        }
+        let t = &self.totals;
+        s.push_str(&format!(
+            "total: {} golds, {} neighbors, {} distinguished = {:.3}%; {} suite databases \
+             ({:.2} MiB) from {} sampled; {} golds unreliable, {} gold errors; wall {:.1} s \
+             (seed {}, at most {} databases per schema{})\n",
+            t.golds,
+            t.neighbors,
+            t.distinguished,
+            100.0 * t.distinguished_fraction,
+            t.suite_databases,
+            t.bytes as f64 / (1024.0 * 1024.0),
+            t.databases_sampled,
+            t.unreliable_golds,
+            t.gold_errors,
+            self.wall_seconds,
+            self.seed,
+            self.max_databases,
+            if self.plug_value { ", plug_value" } else { "" }
+        ));
+        if !t.undistinguished_by_kind.is_empty() {
+            let kinds: Vec<String> = t
+                .undistinguished_by_kind
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            s.push_str(&format!(
+                "undistinguished by kind: {} ({} of a known-hard kind)\n",
+                kinds.join(", "),
+                t.undistinguished_hard
+            ));
+        }
+        s
+    }
+}
+
+/// Counts of the hard kinds, for messages.
+pub fn hardness_name(h: Hardness) -> &'static str {
+    match h {
+        Hardness::ManyConjuncts => "many_conjuncts",
+        Hardness::CountThreshold => "count_threshold",
+    }
+}

@@ -1,0 +1,450 @@
+//! The schema a random database is generated from: tables, typed columns, primary and foreign
+//! keys (from Spider's `tables.json`), the original database's own `CREATE TABLE` statements
+//! when there is one, and the values its columns hold.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::SuiteError;
+
+/// How a column's random values are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    Int,
+    Real,
+    Text,
+    Time,
+    Bool,
+}
+
+/// One column.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// The name as the database spells it.
+    pub name: String,
+    pub kind: ColumnKind,
+    /// Distinct values the original database holds in this column (a sample), if any.
+    pub original: Vec<rusqlite::types::Value>,
+    /// Declared NOT NULL (or part of the primary key) in the original database.
+    pub not_null: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub name: String,
+    pub columns: Vec<Column>,
+    /// Positions of the primary-key columns.
+    pub primary_key: Vec<usize>,
+}
+
+/// A foreign key: (table, column) references (table, column), by position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForeignKey {
+    pub table: usize,
+    pub column: usize,
+    pub parent_table: usize,
+    pub parent_column: usize,
+    /// Declared by the schema (generated data respects it: every non-NULL value references a
+    /// parent row), or only a join some gold makes (references may dangle).
+    pub declared: bool,
+}
+
+/// Everything the generator needs about one schema.
+#[derive(Debug, Clone)]
+pub struct SuiteSchema {
+    pub db_id: String,
+    pub tables: Vec<Table>,
+    pub foreign_keys: Vec<ForeignKey>,
+    /// The original database's `CREATE TABLE` statements (types, constraints as declared), or
+    /// statements built from `tables.json` when there is no original.
+    pub ddl: Vec<String>,
+    /// Table order for generation: parents before children (cycles broken by declaration order).
+    pub order: Vec<usize>,
+}
+
+#[derive(Deserialize)]
+struct RawSchema {
+    db_id: String,
+    table_names_original: Vec<String>,
+    column_names_original: Vec<(i64, String)>,
+    column_types: Vec<String>,
+    #[serde(default)]
+    primary_keys: Vec<serde_json::Value>,
+    #[serde(default)]
+    foreign_keys: Vec<(usize, usize)>,
+}
+
+/// Distinct original values kept per column.
+const ORIGINAL_VALUES: usize = 200;
+
+/// Reads every schema of a Spider-style `tables.json`, by `db_id`.
+pub fn read_tables_json(path: &Path) -> Result<HashMap<String, SuiteSchema>, SuiteError> {
+    let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let raw: Vec<RawSchema> = serde_json::from_str(&text).map_err(|e| SuiteError::Schema {
+        db_id: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let mut out = HashMap::new();
+    for r in raw {
+        let s = from_raw(r)?;
+        out.insert(s.db_id.clone(), s);
+    }
+    Ok(out)
+}
+
+fn from_raw(r: RawSchema) -> Result<SuiteSchema, SuiteError> {
+    let bad = |message: String| SuiteError::Schema {
+        db_id: r.db_id.clone(),
+        message,
+    };
+    let mut tables: Vec<Table> = r
+        .table_names_original
+        .iter()
+        .map(|t| Table {
+            name: t.clone(),
+            columns: Vec::new(),
+            primary_key: Vec::new(),
+        })
+        .collect();
+    // Global column id → (table, position).
+    let mut position: Vec<Option<(usize, usize)>> = Vec::new();
+    for (id, (t, name)) in r.column_names_original.iter().enumerate() {
+        if *t < 0 {
+            position.push(None);
+            continue;
+        }
+        let t = *t as usize;
+        let table = tables.get_mut(t).ok_or_else(|| {
+            bad(format!(
+                "column {name} names table {t}, which does not exist"
+            ))
+        })?;
+        let kind = match r.column_types.get(id).map(String::as_str) {
+            Some("number") => ColumnKind::Int,
+            Some("time") => ColumnKind::Time,
+            Some("boolean") => ColumnKind::Bool,
+            _ => ColumnKind::Text,
+        };
+        position.push(Some((t, table.columns.len())));
+        table.columns.push(Column {
+            name: name.clone(),
+            kind,
+            original: Vec::new(),
+            not_null: false,
+        });
+    }
+    let lookup = |id: usize| position.get(id).copied().flatten();
+    for pk in &r.primary_keys {
+        let ids: Vec<usize> = match pk {
+            serde_json::Value::Number(n) => n.as_u64().map(|n| n as usize).into_iter().collect(),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .filter_map(|v| v.as_u64().map(|n| n as usize))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for id in ids {
+            if let Some((t, c)) = lookup(id) {
+                tables[t].primary_key.push(c);
+            }
+        }
+    }
+    let foreign_keys = r
+        .foreign_keys
+        .iter()
+        .filter_map(|&(child, parent)| {
+            let (table, column) = lookup(child)?;
+            let (parent_table, parent_column) = lookup(parent)?;
+            Some(ForeignKey {
+                table,
+                column,
+                parent_table,
+                parent_column,
+                declared: true,
+            })
+        })
+        .collect();
+    let ddl = tables.iter().map(create_statement).collect();
+    let mut s = SuiteSchema {
+        db_id: r.db_id,
+        tables,
+        foreign_keys,
+        ddl,
+        order: Vec::new(),
+    };
+    s.order = topological_order(&s);
+    Ok(s)
+}
+
+fn ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// A `CREATE TABLE` from `tables.json` alone: declared types give SQLite's usual affinities.
+fn create_statement(t: &Table) -> String {
+    if is_internal(&t.name) {
+        return String::new();
+    }
+    let cols: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| {
+            let ty = match c.kind {
+                ColumnKind::Int | ColumnKind::Bool => "INTEGER",
+                ColumnKind::Real => "REAL",
+                ColumnKind::Text | ColumnKind::Time => "TEXT",
+            };
+            format!("{} {ty}", ident(&c.name))
+        })
+        .collect();
+    format!("CREATE TABLE {} ({})", ident(&t.name), cols.join(", "))
+}
+
+/// Opens an original database for the generator's own catalog queries: a `.sqlite` file
+/// read-only, or a `.sql` script (the demo's format) loaded into memory.
+pub fn open_original(path: &Path) -> rusqlite::Result<rusqlite::Connection> {
+    if path.extension().is_some_and(|e| e == "sql") {
+        let script = std::fs::read_to_string(path).map_err(|e| {
+            rusqlite::Error::InvalidPath(PathBuf::from(format!("{}: {e}", path.display())))
+        })?;
+        let conn = rusqlite::Connection::open_in_memory()?;
+        conn.execute_batch(&script)?;
+        Ok(conn)
+    } else {
+        rusqlite::Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+    }
+}
+
+/// SQLite's own tables (`sqlite_sequence`, …): never created or filled by the generator.
+pub fn is_internal(table: &str) -> bool {
+    table.to_ascii_lowercase().starts_with("sqlite_")
+}
+
+/// Parents before children; a cycle is broken by taking the earliest declared table left.
+fn topological_order(s: &SuiteSchema) -> Vec<usize> {
+    let n = s.tables.len();
+    let mut done = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    while order.len() < n {
+        let ready = (0..n).find(|&t| {
+            !done[t]
+                && s.foreign_keys
+                    .iter()
+                    .all(|fk| fk.table != t || fk.parent_table == t || done[fk.parent_table])
+        });
+        let next = ready.unwrap_or_else(|| (0..n).find(|&t| !done[t]).unwrap_or(0));
+        done[next] = true;
+        order.push(next);
+    }
+    order
+}
+
+impl SuiteSchema {
+    /// Takes the original database's own table definitions and column values: its `CREATE
+    /// TABLE` statements replace the ones built from `tables.json`, numeric columns holding
+    /// reals become real-valued, and each column keeps a sample of its distinct values.
+    pub fn with_original(mut self, path: &Path) -> Result<SuiteSchema, SuiteError> {
+        let err = |e: rusqlite::Error| SuiteError::Database {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        // Only the generator's own catalog queries run here (PRAGMA table_info needs a
+        // connection without the untrusted-query authorizer); the file is opened read-only.
+        let conn = open_original(path).map_err(err)?;
+        let mut ddl = Vec::new();
+        {
+            let mut stmt = conn
+                .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%'")
+                .map_err(err)?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .map_err(err)?;
+            for row in rows {
+                let (name, sql) = row.map_err(err)?;
+                ddl.push((name, sql));
+            }
+        }
+        // Keep only tables the schema knows (in its order), so table positions agree.
+        let mut statements = Vec::new();
+        for t in &mut self.tables {
+            if is_internal(&t.name) {
+                statements.push(String::new());
+                continue;
+            }
+            let Some((_, sql)) = ddl.iter().find(|(n, _)| n.eq_ignore_ascii_case(&t.name)) else {
+                statements.push(create_statement(t));
+                continue;
+            };
+            statements.push(sql.clone());
+            let info = format!("PRAGMA table_info({})", ident(&t.name));
+            // (name, not null, position in the primary key or 0).
+            let columns: Vec<(String, bool, i64)> = conn
+                .prepare(&info)
+                .and_then(|mut stmt| {
+                    stmt.query_map([], |r| {
+                        Ok((
+                            r.get::<_, String>(1)?.to_lowercase(),
+                            r.get::<_, i64>(3)? != 0,
+                            r.get::<_, i64>(5)?,
+                        ))
+                    })?
+                    .collect()
+                })
+                .unwrap_or_default();
+            let not_null: Vec<String> = columns
+                .iter()
+                .filter(|c| c.1)
+                .map(|c| c.0.clone())
+                .collect();
+            // The database's own primary key (tables.json lists only the first column of a
+            // composite key).
+            let mut key: Vec<(i64, usize)> = columns
+                .iter()
+                .filter(|c| c.2 > 0)
+                .filter_map(|c| {
+                    let pos = t
+                        .columns
+                        .iter()
+                        .position(|x| x.name.to_lowercase() == c.0)?;
+                    Some((c.2, pos))
+                })
+                .collect();
+            if !columns.is_empty() {
+                key.sort_unstable();
+                t.primary_key = key.into_iter().map(|(_, pos)| pos).collect();
+            }
+            for c in &mut t.columns {
+                c.not_null = not_null.contains(&c.name.to_lowercase());
+                let q = format!(
+                    "SELECT DISTINCT {} FROM {} WHERE {} IS NOT NULL LIMIT {ORIGINAL_VALUES}",
+                    ident(&c.name),
+                    ident(&t.name),
+                    ident(&c.name)
+                );
+                let Ok(mut stmt) = conn.prepare(&q) else {
+                    continue;
+                };
+                let values: Vec<rusqlite::types::Value> = stmt
+                    .query_map([], |r| r.get::<_, rusqlite::types::Value>(0))
+                    .map_err(err)?
+                    .filter_map(Result::ok)
+                    .collect();
+                if c.kind == ColumnKind::Int
+                    && values
+                        .iter()
+                        .any(|v| matches!(v, rusqlite::types::Value::Real(_)))
+                {
+                    c.kind = ColumnKind::Real;
+                }
+                c.original = values;
+            }
+        }
+        self.ddl = statements;
+        Ok(self)
+    }
+
+    /// Adds the joins the golds make (`a.x = b.y`) as foreign keys where the schema declares
+    /// none between those columns, so random databases can satisfy them: the side that is not
+    /// its table's primary key (else the later-declared table) references the other.
+    pub fn with_joins<'a>(mut self, golds: impl IntoIterator<Item = &'a str>) -> SuiteSchema {
+        let tables = self.table_columns();
+        let find = |(t, c): &(String, String)| -> Option<(usize, usize)> {
+            let ti = self
+                .tables
+                .iter()
+                .position(|x| x.name.eq_ignore_ascii_case(t))?;
+            let ci = self.tables[ti]
+                .columns
+                .iter()
+                .position(|x| x.name.eq_ignore_ascii_case(c))?;
+            Some((ti, ci))
+        };
+        let mut added = Vec::new();
+        for gold in golds {
+            for (a, b) in super::neighbors::join_pairs(gold, &tables) {
+                let (Some(a), Some(b)) = (find(&a), find(&b)) else {
+                    continue;
+                };
+                let linked = self
+                    .foreign_keys
+                    .iter()
+                    .chain(&added)
+                    .any(|f: &ForeignKey| {
+                        ((f.table, f.column) == a && (f.parent_table, f.parent_column) == b)
+                            || ((f.table, f.column) == b && (f.parent_table, f.parent_column) == a)
+                    });
+                if linked {
+                    continue;
+                }
+                let a_key = self.tables[a.0].primary_key == [a.1];
+                let b_key = self.tables[b.0].primary_key == [b.1];
+                let (child, parent) = match (a_key, b_key) {
+                    (true, false) => (b, a),
+                    (false, true) => (a, b),
+                    _ if a.0 > b.0 => (a, b),
+                    _ => (b, a),
+                };
+                added.push(ForeignKey {
+                    table: child.0,
+                    column: child.1,
+                    parent_table: parent.0,
+                    parent_column: parent.1,
+                    declared: false,
+                });
+            }
+        }
+        self.foreign_keys.extend(added);
+        self.order = topological_order(&self);
+        self
+    }
+
+    /// Per table, per column: declared NOT NULL, for neighbor generation.
+    pub fn not_null(&self) -> Vec<Vec<bool>> {
+        self.tables
+            .iter()
+            .map(|t| t.columns.iter().map(|c| c.not_null).collect())
+            .collect()
+    }
+
+    /// Tables and their column names, for neighbor generation.
+    pub fn table_columns(&self) -> Vec<(String, Vec<String>)> {
+        self.tables
+            .iter()
+            .map(|t| {
+                (
+                    t.name.clone(),
+                    t.columns.iter().map(|c| c.name.clone()).collect(),
+                )
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_keys_and_orders_parents_first() {
+        let json = r#"[{"db_id": "x",
+            "table_names_original": ["child", "parent"],
+            "column_names_original": [[-1, "*"], [0, "id"], [0, "parent_id"], [1, "id"], [1, "score"]],
+            "column_types": ["text", "number", "number", "number", "number"],
+            "primary_keys": [1, 3],
+            "foreign_keys": [[2, 3]]}]"#;
+        let raw: Vec<RawSchema> = serde_json::from_str(json).unwrap();
+        let s = from_raw(raw.into_iter().next().unwrap()).unwrap();
+        assert_eq!(s.order, vec![1, 0]);
+        assert_eq!(s.foreign_keys[0].parent_table, 1);
+        assert_eq!(s.tables[0].primary_key, vec![0]);
+        assert!(s.ddl[0].starts_with("CREATE TABLE \"child\""));
+    }
+}

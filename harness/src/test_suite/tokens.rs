@@ -1,0 +1,224 @@
+//! A small SQL lexer that keeps each token's byte span, so a neighbor query is the gold with
+//! one span replaced or removed and everything else untouched.
+
+/// What a token is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenKind {
+    /// A keyword or an identifier (bare or in backticks / brackets).
+    Word,
+    /// An integer literal.
+    Int,
+    /// A decimal or exponent literal.
+    Float,
+    /// A string literal in single or double quotes (Spider writes strings both ways).
+    Str,
+    /// An operator or punctuation: `=`, `>=`, `(`, `,`, `.`, `*` …
+    Symbol,
+}
+
+/// One token: its kind, its byte span in the query, and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+impl Token {
+    /// The word in lower case (keywords and identifiers compare case-insensitively).
+    pub fn lower(&self) -> String {
+        self.text.to_ascii_lowercase()
+    }
+
+    pub fn is_word(&self, word: &str) -> bool {
+        self.kind == TokenKind::Word && self.text.eq_ignore_ascii_case(word)
+    }
+
+    pub fn is_symbol(&self, symbol: &str) -> bool {
+        self.kind == TokenKind::Symbol && self.text == symbol
+    }
+
+    /// A string literal's content (quotes removed, doubled quotes undone).
+    pub fn string_content(&self) -> Option<String> {
+        if self.kind != TokenKind::Str || self.text.len() < 2 {
+            return None;
+        }
+        let q = &self.text[..1];
+        let inner = &self.text[1..self.text.len() - 1];
+        Some(inner.replace(&format!("{q}{q}"), q))
+    }
+}
+
+/// Quotes a string as an SQL literal in the given quote character.
+pub fn quote(content: &str, q: char) -> String {
+    let doubled = format!("{q}{q}");
+    format!("{q}{}{q}", content.replace(q, &doubled))
+}
+
+/// Splits a query into tokens. Unknown characters become one-character symbols; an unclosed
+/// quote runs to the end of the text. Comments are skipped.
+pub fn tokenize(sql: &str) -> Vec<Token> {
+    let b = sql.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let start = i;
+        let kind = match c {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0c => {
+                i += 1;
+                continue;
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                i = b[i..]
+                    .iter()
+                    .position(|&x| x == b'\n')
+                    .map_or(b.len(), |p| i + p + 1);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = sql[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
+                continue;
+            }
+            b'\'' | b'"' | b'`' => {
+                i += 1;
+                while i < b.len() {
+                    if b[i] == c {
+                        if b.get(i + 1) == Some(&c) {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                i = (i + 1).min(b.len());
+                if c == b'`' {
+                    TokenKind::Word
+                } else {
+                    TokenKind::Str
+                }
+            }
+            b'[' => {
+                i = b[i..]
+                    .iter()
+                    .position(|&x| x == b']')
+                    .map_or(b.len(), |p| i + p + 1);
+                TokenKind::Word
+            }
+            b'0'..=b'9' => lex_number(b, &mut i),
+            b'.' if b.get(i + 1).is_some_and(u8::is_ascii_digit)
+                && !out
+                    .last()
+                    .is_some_and(|t: &Token| t.kind == TokenKind::Word) =>
+            {
+                lex_number(b, &mut i)
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80)
+                {
+                    i += 1;
+                }
+                TokenKind::Word
+            }
+            _ => {
+                let two = sql.get(i..i + 2).unwrap_or("");
+                i += if matches!(two, ">=" | "<=" | "!=" | "<>" | "==" | "||") {
+                    2
+                } else {
+                    1
+                };
+                // Keep `i` on a character boundary.
+                while i < b.len() && !sql.is_char_boundary(i) {
+                    i += 1;
+                }
+                TokenKind::Symbol
+            }
+        };
+        out.push(Token {
+            kind,
+            start,
+            end: i,
+            text: sql[start..i].to_owned(),
+        });
+    }
+    out
+}
+
+fn lex_number(b: &[u8], i: &mut usize) -> TokenKind {
+    let mut float = false;
+    while *i < b.len() && b[*i].is_ascii_digit() {
+        *i += 1;
+    }
+    if *i < b.len() && b[*i] == b'.' {
+        float = true;
+        *i += 1;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+    }
+    if *i < b.len() && (b[*i] == b'e' || b[*i] == b'E') {
+        let mut j = *i + 1;
+        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+            j += 1;
+        }
+        if j < b.len() && b[j].is_ascii_digit() {
+            float = true;
+            *i = j;
+            while *i < b.len() && b[*i].is_ascii_digit() {
+                *i += 1;
+            }
+        }
+    }
+    if float {
+        TokenKind::Float
+    } else {
+        TokenKind::Int
+    }
+}
+
+/// The text with the bytes `start..end` replaced by `with`, keeping a space on each side so
+/// neighboring tokens never fuse.
+pub fn splice(sql: &str, start: usize, end: usize, with: &str) -> String {
+    let mut s = String::with_capacity(sql.len() + with.len() + 2);
+    s.push_str(&sql[..start]);
+    if !with.is_empty() {
+        if !s.is_empty() && !s.ends_with(' ') {
+            s.push(' ');
+        }
+        s.push_str(with);
+        if end < sql.len() && !sql[end..].starts_with(' ') {
+            s.push(' ');
+        }
+    }
+    s.push_str(&sql[end..]);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_and_kinds() {
+        let sql = "SELECT T1.name, count(*) FROM t AS T1 WHERE a >= 1.5 AND b = \"it\"\"s\" -- c\n";
+        let toks = tokenize(sql);
+        for t in &toks {
+            assert_eq!(&sql[t.start..t.end], t.text);
+        }
+        let kinds: Vec<_> = toks.iter().map(|t| t.kind).collect();
+        assert!(kinds.contains(&TokenKind::Float));
+        let s = toks.iter().find(|t| t.kind == TokenKind::Str).unwrap();
+        assert_eq!(s.string_content().unwrap(), "it\"s");
+        assert!(toks.iter().any(|t| t.is_symbol(">=")));
+        assert_eq!(toks.last().unwrap().text, "\"it\"\"s\"");
+        assert_eq!(quote("it\"s", '"'), "\"it\"\"s\"");
+    }
+
+    #[test]
+    fn splice_keeps_tokens_apart() {
+        assert_eq!(splice("a>=1", 1, 3, "<"), "a < 1");
+        assert_eq!(splice("a >= 1", 2, 4, ""), "a  1");
+    }
+}

@@ -1,0 +1,77 @@
+//! `sqlsuite distill`: distil a test suite for every schema of a manifest's golds and write it
+//! with its report (`spec/test_suite.md`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+use sqlsuite::test_suite::distill::{distill_all, DistillOptions};
+use sqlsuite::test_suite::inputs::schema_inputs;
+use sqlsuite::test_suite::report::Report;
+use sqlsuite::Manifest;
+
+use crate::progress::Progress;
+
+pub struct Args {
+    pub manifest: PathBuf,
+    pub out: Option<PathBuf>,
+    pub seed: u64,
+    pub budget: usize,
+    pub time_budget_s: Option<u64>,
+    pub only: Vec<String>,
+    pub timeout_ms: u64,
+    pub plug_value: bool,
+    pub reject_order_dependent: bool,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let manifest = Manifest::load(&args.manifest)?;
+    if manifest.backend != sqlsuite::manifest::BackendKind::Sqlite {
+        anyhow::bail!(
+            "{}: distillation writes SQLite test suites; this manifest's backend is not SQLite",
+            args.manifest.display()
+        );
+    }
+    let inputs = schema_inputs(&manifest, &args.only)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("target/suites").join(&manifest.name));
+    let mut exec = manifest.metrics.exec.clone().unwrap_or_default();
+    exec.plug_value |= args.plug_value;
+    let plug_value = exec.plug_value;
+    let options = DistillOptions {
+        seed: args.seed,
+        max_databases: args.budget,
+        time_budget: args.time_budget_s.map(Duration::from_secs),
+        exec,
+        query_timeout: Duration::from_millis(args.timeout_ms),
+        reject_order_dependent: args.reject_order_dependent,
+    };
+    let started = Instant::now();
+    let bar = Progress::new(inputs.len() as u64, "distilling schemas");
+    let outcomes = distill_all(&inputs, &out, &options, &|_| bar.inc())?;
+    bar.finish();
+    let report = Report::new(
+        args.seed,
+        plug_value,
+        args.budget,
+        started.elapsed().as_secs_f64(),
+        &outcomes,
+    );
+    let json = serde_json::to_string_pretty(&report)?;
+    let report_path = out.join("report.json");
+    std::fs::write(&report_path, json).with_context(|| report_path.display().to_string())?;
+    let summary = report.summary();
+    let summary_path = out.join("summary.txt");
+    std::fs::write(&summary_path, &summary).with_context(|| summary_path.display().to_string())?;
+    print!("{summary}");
+    println!(
+        "suite: {}/{{db_id}}/*.sqlite; report: {}",
+        out.display(),
+        report_path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
