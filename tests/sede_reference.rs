@@ -20,7 +20,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use libtest_mimic::{Arguments, Failed, Trial};
+use sqlsuite::dataset::sqleval::unescape;
 use sqlsuite::harness;
 use sqlsuite::pcm::{self, Category, Rules, Variant};
 use sqlsuite::report::snapshot;
@@ -36,17 +37,7 @@ fn main() -> ExitCode {
     let mut trials = Vec::new();
     if !dir.join("reference").is_dir() {
         let why = format!("data unavailable: {}/reference is missing", dir.display());
-        let required = harness::data_required();
-        trials.push(Trial::ignorable_test("sede::reference::data", move || {
-            if required {
-                Err(Failed::from(format!(
-                    "{why} ({}=1)",
-                    harness::REQUIRE_DATA_ENV
-                )))
-            } else {
-                Ok(Completion::ignored_with(why))
-            }
-        }));
+        trials.push(harness::unavailable_trial("sede::reference::data", why));
     } else {
         let pairs = dir.join("reference/pairs_val.tsv");
         let p2 = pairs.clone();
@@ -66,30 +57,6 @@ fn main() -> ExitCode {
         }));
     }
     harness::run_trials(&args, trials, &[])
-}
-
-/// Undoes the TSV escapes `\\`, `\t`, `\n`, `\r`.
-fn unescape(field: &str) -> String {
-    let mut out = String::with_capacity(field.len());
-    let mut chars = field.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('\\') => out.push('\\'),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
 }
 
 /// A TSV file as rows of named fields.

@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use libtest_mimic::{Arguments, Failed, Trial};
 
 use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::Database;
 use sqlsuite::dataset::{predictions, spider, DatabaseLocator, Item};
 use sqlsuite::execution::Executor;
-use sqlsuite::harness::{data_required, REQUIRE_DATA_ENV};
+use sqlsuite::harness;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
@@ -318,16 +318,8 @@ fn main() -> ExitCode {
         _ => None,
     };
     if let Some(why) = unavailable {
-        let required = data_required();
-        let trial = Trial::ignorable_test("test_suite::data", move || {
-            if required {
-                Err(Failed::from(format!(
-                    "data unavailable: {why} ({REQUIRE_DATA_ENV}=1)"
-                )))
-            } else {
-                Ok(Completion::ignored_with(format!("data unavailable: {why}")))
-            }
-        });
+        let trial =
+            harness::unavailable_trial("test_suite::data", format!("data unavailable: {why}"));
         return libtest_mimic::run(&args, vec![trial]).exit_code();
     }
     let sample: Arc<OnceLock<Result<Sample, String>>> = Arc::default();
