@@ -37,14 +37,17 @@ use crate::denotation::{ColumnType, ResultTable, Value};
 /// A PostgreSQL server, reached with a libpq-style connection string. Open sessions are pooled
 /// per database and reused by whichever thread runs the next query.
 pub struct Postgres {
-    connection: String,
+    /// The parsed connection string, without a database name.
+    config: Config,
     idle: Mutex<HashMap<String, Vec<Client>>>,
 }
 
 impl fmt::Debug for Postgres {
+    // Not the connection string: it may hold a password.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Postgres")
-            .field("connection", &self.connection)
+            .field("hosts", &self.config.get_hosts())
+            .field("user", &self.config.get_user())
             .finish_non_exhaustive()
     }
 }
@@ -52,9 +55,13 @@ impl fmt::Debug for Postgres {
 impl Postgres {
     /// Validates `connection` (`host=… user=…` or `postgresql://…`).
     pub fn new(connection: &str) -> Result<Postgres, String> {
-        Config::from_str(connection).map_err(|e| format!("invalid connection string: {e}"))?;
+        let mut config =
+            Config::from_str(connection).map_err(|e| format!("invalid connection string: {e}"))?;
+        config
+            .application_name("sqlsuite")
+            .connect_timeout(std::time::Duration::from_secs(10));
         Ok(Postgres {
-            connection: connection.to_owned(),
+            config,
             idle: Mutex::new(HashMap::new()),
         })
     }
@@ -64,13 +71,10 @@ impl Postgres {
             path: db.to_owned(),
             message,
         };
-        let mut config =
-            Config::from_str(&self.connection).map_err(|e| open_error(e.to_string()))?;
-        config
+        let mut client = self
+            .config
+            .clone()
             .dbname(db)
-            .application_name("sqlsuite")
-            .connect_timeout(std::time::Duration::from_secs(10));
-        let mut client = config
             .connect(NoTls)
             .map_err(|e| open_error(e.to_string()))?;
         client

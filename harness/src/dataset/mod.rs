@@ -124,11 +124,7 @@ impl Dataset {
                 Format::Sede => sede::read_predictions(&p.file, &items, &manifest.gold)?,
             };
             if queries.len() != items.len() {
-                let table = manifest.format == Format::Sqleval
-                    && p.file.extension().is_some_and(|e| {
-                        ["csv", "tsv", "jsonl"]
-                            .contains(&e.to_string_lossy().to_lowercase().as_str())
-                    });
+                let table = manifest.format == Format::Sqleval && sqleval::is_table_file(&p.file);
                 return Err(DatasetError::CountMismatch {
                     prediction_file: p.file.clone(),
                     predictions: queries.len(),

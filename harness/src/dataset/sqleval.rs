@@ -44,15 +44,21 @@ impl Records {
     }
 }
 
-fn is_tsv(path: &Path) -> bool {
+/// True if a prediction file is table-shaped (CSV, TSV, JSON lines): one prediction per row.
+pub fn is_table_file(path: &Path) -> bool {
+    matches!(extension(path).as_str(), "csv" | "tsv" | "jsonl")
+}
+
+fn extension(path: &Path) -> String {
     path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("tsv"))
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// Reads a CSV, or a TSV with backslash escapes (by extension).
 pub fn read_records(path: &Path) -> Result<Records, DatasetError> {
     let text = read_text(path)?;
-    if is_tsv(path) {
+    if extension(path) == "tsv" {
         return read_tsv(path, &text);
     }
     let mut reader = csv::ReaderBuilder::new()
@@ -176,10 +182,7 @@ pub fn read_predictions(
     column: Option<&str>,
     n_items: usize,
 ) -> Result<Vec<String>, DatasetError> {
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
+    let ext = extension(path);
     let column = column.unwrap_or(DEFAULT_PREDICTION_COLUMN);
     let keyed: Vec<(usize, Option<usize>, String)> = match ext.as_str() {
         "csv" | "tsv" => {

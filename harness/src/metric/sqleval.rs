@@ -10,6 +10,7 @@
 //! expansion splits naively on `;` and braces; by default failing alternatives are left out
 //! (all failing is a gold error) and expansion respects string literals.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -106,11 +107,18 @@ impl Sqleval {
         if alternatives.is_empty() {
             return Verdict::gold_error("the gold has no query");
         }
-        let mut golds = Vec::new();
+        // The gold results as executed (shared with the executor's memo, shown on failure) and
+        // as pandas-typed tables, in alternative order.
+        let mut executed = Vec::new();
+        let mut tables = Vec::new();
         let mut failures = Vec::new();
         for (i, sql) in alternatives.iter().enumerate() {
-            match executor.gold(db, sql, &self.limits).as_ref() {
-                Ok(t) => golds.push((i, table_of(t, sql), t.clone())),
+            let result = executor.gold(db, sql, &self.limits);
+            match result.as_ref() {
+                Ok(t) => {
+                    tables.push(table_of(t, sql));
+                    executed.push((i, Arc::clone(&result)));
+                }
                 Err(e) => {
                     failures.push(format!("gold alternative {i} fails: {e}\n  {sql}"));
                     if self.mode == Mode::Compat {
@@ -121,26 +129,22 @@ impl Sqleval {
                 }
             }
         }
-        let tables: Vec<Table> = golds.iter().map(|(_, t, _)| t.clone()).collect();
-        let cand_table = table_of(candidate, candidate_sql);
-        let question = item.question.as_deref().unwrap_or("");
-        let category = item.category.as_deref().unwrap_or("");
-        let verdict = if tables.is_empty() {
-            None
-        } else {
-            Some(compare_with_gold_sql(
+        let verdict = (!tables.is_empty()).then(|| {
+            compare_with_gold_sql(
                 &tables,
                 Some(&item.gold),
-                &cand_table,
-                question,
-                category,
+                &table_of(candidate, candidate_sql),
+                item.question.as_deref().unwrap_or(""),
+                item.category.as_deref().unwrap_or(""),
                 self.mode,
-            ))
-        };
+            )
+        });
         let shown = || {
             let mut d = String::new();
-            for (i, _, t) in &golds {
-                d.push_str(&show_table(&format!("gold alternative {i}"), t));
+            for (i, result) in &executed {
+                if let Ok(t) = result.as_ref() {
+                    d.push_str(&show_table(&format!("gold alternative {i}"), t));
+                }
             }
             d.push_str(&show_table("predicted rows", candidate));
             for f in &failures {
@@ -169,9 +173,7 @@ impl Sqleval {
                 reason: on(v.reason),
                 ..Verdict::correct()
             },
-            Some(v) if v.reason.starts_with("reference raises") => {
-                Verdict::incorrect("reference_raises", on(v.reason), shown())
-            }
+            Some(v) if v.raised => Verdict::incorrect("reference_raises", on(v.reason), shown()),
             Some(v) => Verdict::incorrect("no_match", on(v.reason), shown()),
         }
     }
@@ -189,18 +191,19 @@ impl Metric for Sqleval {
         databases: &[Database],
         executor: &Executor,
     ) -> Verdict {
-        // On a test suite, the weakest verdict over its databases counts.
-        let mut best: Option<Verdict> = None;
+        // On a test suite the weakest verdict counts: the first one that is not correct, else a
+        // subset match anywhere, else an exact match.
+        let mut weakest: Option<Verdict> = None;
         for db in databases {
             let v = self.judge(item, prediction, db, executor);
             if v.status != super::Status::Correct {
                 return v;
             }
-            if best.as_ref().is_none() || v.code != "correct" {
-                best = Some(v);
+            if weakest.as_ref().is_none_or(|w| w.code == "correct") {
+                weakest = Some(v);
             }
         }
-        best.unwrap_or_else(|| Verdict::skipped("missing_database", "no database for the item"))
+        weakest.unwrap_or_else(|| Verdict::skipped("missing_database", "no database for the item"))
     }
 }
 

@@ -75,6 +75,8 @@ pub struct Verdict {
     pub correct: bool,
     /// Which alternative decided the verdict and how, or why the reference raised.
     pub reason: String,
+    /// The reference raises here (compat mode); the pair scores 0/0.
+    pub raised: bool,
 }
 
 /// The value the reference fills nulls with before the exact comparison.
@@ -193,6 +195,7 @@ pub fn compare_with_fixes(
                     exact_match: true,
                     correct: true,
                     reason: format!("exact match with gold alternative {i}"),
+                    raised: false,
                 }
             }
             Ok((false, true)) => {
@@ -204,6 +207,7 @@ pub fn compare_with_fixes(
                     exact_match: false,
                     correct: false,
                     reason: format!("reference raises on gold alternative {i}: {e}"),
+                    raised: true,
                 }
             }
         }
@@ -213,6 +217,7 @@ pub fn compare_with_fixes(
             exact_match: false,
             correct: true,
             reason: format!("gold alternative {i} is a subset of the candidate"),
+            raised: false,
         },
         None => Verdict {
             exact_match: false,
@@ -221,6 +226,7 @@ pub fn compare_with_fixes(
                 "no match with any of {} gold alternatives",
                 gold_alternatives.len()
             ),
+            raised: false,
         },
     }
 }
