@@ -27,8 +27,7 @@ use sqlsuite::pcm::{self, Category, Rules, Variant};
 use sqlsuite::report::snapshot;
 
 fn sede_dir() -> PathBuf {
-    let shared = std::env::var("SQLSUITE_SHARED").unwrap_or_else(|_| "../shared".to_owned());
-    PathBuf::from(shared).join("data/sede")
+    harness::shared_dir().join("data/sede")
 }
 
 fn main() -> ExitCode {

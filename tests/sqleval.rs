@@ -38,8 +38,7 @@ use sqlsuite::{Evaluation, Manifest};
 const DIALECTS: [&str; 2] = ["sqlite", "postgres"];
 
 fn reference_dir() -> PathBuf {
-    let shared = std::env::var("SQLSUITE_SHARED").unwrap_or_else(|_| "../shared".to_owned());
-    PathBuf::from(shared).join("data/sqleval/reference")
+    harness::shared_dir().join("data/sqleval/reference")
 }
 
 fn main() -> ExitCode {

@@ -24,7 +24,7 @@
 //! Filtering (`-- concert_singer`), `--list`, `--exact`, `--test-threads` and friends are
 //! libtest's; one process per trial (cargo-nextest) works too.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -38,6 +38,8 @@ use crate::report::{gate, message, summary::Summary};
 
 /// Environment variable that turns "data unavailable" from ignored into failed (CI sets it).
 pub const REQUIRE_DATA_ENV: &str = "SQLSUITE_REQUIRE_SHARED";
+/// The variable that names the shared data directory (default `../shared`).
+pub const SHARED_ENV: &str = "SQLSUITE_SHARED";
 
 /// Runs the trials of the given manifests with libtest's command-line arguments.
 pub fn run(manifests: &[&str]) -> ExitCode {
@@ -84,6 +86,15 @@ pub fn unavailable_trial(name: impl Into<String>, why: String) -> Trial {
 /// True when missing shared data must fail instead of being ignored (`SQLSUITE_REQUIRE_SHARED=1`).
 pub fn data_required() -> bool {
     std::env::var(REQUIRE_DATA_ENV).is_ok_and(|v| v == "1")
+}
+
+/// The shared data directory: `SQLSUITE_SHARED`, default `../shared`, made absolute against the
+/// current directory. Absolute, because a test that writes a manifest elsewhere (a temporary
+/// directory) must not have its shared paths resolved against that manifest's directory.
+pub fn shared_dir() -> PathBuf {
+    let dir =
+        std::env::var_os(SHARED_ENV).map_or_else(|| PathBuf::from("../shared"), PathBuf::from);
+    std::path::absolute(&dir).unwrap_or(dir)
 }
 
 fn stem(path: &Path) -> String {
