@@ -28,6 +28,7 @@ pub enum NeighborKind {
     DropClause,
     DropDistinct,
     DropSelectColumn,
+    DropSpan,
 }
 
 impl NeighborKind {
@@ -60,6 +61,7 @@ impl NeighborKind {
             NeighborKind::DropClause => "drop_clause",
             NeighborKind::DropDistinct => "drop_distinct",
             NeighborKind::DropSelectColumn => "drop_select_column",
+            NeighborKind::DropSpan => "drop_span",
         }
     }
 }
@@ -581,6 +583,14 @@ pub fn neighbors(
             hard: None,
         })
     });
+    // Last, so that a span drop equal to a named edit above keeps the named kind.
+    drop_token_spans(&q, tables, &many_conjunct_spans, &mut |sql, hard| {
+        out.push(Neighbor {
+            kind: NeighborKind::DropSpan,
+            sql,
+            hard,
+        })
+    });
 
     let mut seen = BTreeSet::new();
     seen.insert(normalize(gold));
@@ -1008,6 +1018,98 @@ fn drop_spans(
     }
 }
 
+/// Longest run of tokens [`drop_token_spans`] removes.
+pub const MAX_DROP_SPAN: usize = 8;
+
+/// Words whose removal never changes a result: `ASC` is the default direction, `INNER` and
+/// `OUTER` are optional in joins, `AS` is optional before an alias, `;` ends the statement.
+const NOISE: &[&str] = &["asc", "inner", "outer", "as", ";"];
+
+/// Every run of 1..=[`MAX_DROP_SPAN`] tokens removed (the paper's "drop a span"), except runs
+/// whose removal provably keeps the result on every database: only optional words
+/// ([`NOISE`]); an alias with or without its `AS` (the query fails if the alias is used, and
+/// means the same if not); a qualifier `T1.`; `DISTINCT` inside `min`/`max`; the LIMIT of a
+/// scalar subquery (with optional words before it, `ASC LIMIT 1`). Nor does it empty a
+/// `count(…)`: `count()` is SQLite's `count(*)`, and that edit is a column neighbor. A run must keep parentheses balanced and may not be the whole query.
+/// Neighbors that do not parse are discarded later, by execution on the original database.
+fn drop_token_spans(
+    q: &Query,
+    tables: &TableColumns,
+    many: &[(usize, usize)],
+    push: &mut dyn FnMut(String, Option<Hardness>),
+) {
+    let n = q.toks.len();
+    let is_table = |t: &Token| {
+        tables
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case(unquote_ident(&t.text)))
+    };
+    // Alias names: the word after a table name (or `AS`) in FROM/JOIN, and after `AS` anywhere.
+    let is_alias: Vec<bool> = (0..n)
+        .map(|i| {
+            let t = &q.toks[i];
+            if i == 0 || t.kind != TokenKind::Word || q.is_keyword(i) {
+                return false;
+            }
+            let prev = &q.toks[i - 1];
+            let after_table_in_from = i >= 2
+                && prev.kind == TokenKind::Word
+                && is_table(prev)
+                && !is_table(t)
+                && (q.toks[i - 2].is_word("from")
+                    || q.toks[i - 2].is_word("join")
+                    || q.toks[i - 2].is_symbol(","));
+            prev.is_word("as") || after_table_in_from
+        })
+        .collect();
+    for i in 0..n {
+        let mut depth = 0i32;
+        for j in i + 1..=n.min(i + MAX_DROP_SPAN) {
+            let t = &q.toks[j - 1];
+            if t.is_symbol("(") {
+                depth += 1;
+            } else if t.is_symbol(")") {
+                depth -= 1;
+            }
+            if depth < 0 {
+                break;
+            }
+            if depth != 0 || (i == 0 && j == n) {
+                continue;
+            }
+            let span = &q.toks[i..j];
+            let is_noise = |t: &Token| NOISE.contains(&t.lower().as_str());
+            let noise = span.iter().all(is_noise);
+            // `count()` is SQLite's `count(*)`; emptying a count is the `count(*)`/`count(col)`
+            // edit, generated (with its NOT NULL exceptions) as a column neighbor.
+            let empties_count = i >= 2
+                && q.toks[i - 1].is_symbol("(")
+                && q.toks[i - 2].is_word("count")
+                && q.toks.get(j).is_some_and(|t| t.is_symbol(")"));
+            let core_start = span.iter().position(|t| !is_noise(t)).map_or(i, |k| i + k);
+            let alias = (span.len() == 1 && is_alias[i])
+                || (span.len() == 2 && span[0].is_word("as") && is_alias[i + 1]);
+            let qualifier =
+                span.len() == 2 && span[0].kind == TokenKind::Word && span[1].is_symbol(".");
+            let distinct_in_extremum = span.len() == 1
+                && span[0].is_word("distinct")
+                && i >= 2
+                && q.toks[i - 1].is_symbol("(")
+                && (q.toks[i - 2].is_word("min") || q.toks[i - 2].is_word("max"));
+            let scalar_limit = q.toks[core_start].is_word("limit") && q.in_scalar_subquery(i);
+            if noise || alias || qualifier || distinct_in_extremum || scalar_limit || empties_count
+            {
+                continue;
+            }
+            let hard = many
+                .iter()
+                .any(|&(a, b)| a < i && j <= b)
+                .then_some(Hardness::ManyConjuncts);
+            push(splice(q.sql, q.byte_start(i), q.byte_end(j - 1), ""), hard);
+        }
+    }
+}
+
 /// `ORDER BY x` items without a direction get `DESC` (dropping `ASC` changes nothing, so it is
 /// never generated).
 fn add_sort_directions(q: &Query, push: &mut dyn FnMut(String)) {
@@ -1099,6 +1201,42 @@ mod tests {
         assert_eq!(texts.len(), ns.len(), "deduplicated");
         // Same seed, same neighbors.
         assert_eq!(ns, gen(g));
+    }
+
+    #[test]
+    fn span_drops_skip_edits_that_cannot_change_a_result() {
+        let g = "SELECT T1.name , count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.age > (SELECT avg(age) FROM singer ORDER BY age ASC LIMIT 1) GROUP BY T1.name ORDER BY T1.name ASC";
+        let ns = gen(g);
+        let spans: Vec<&str> = ns
+            .iter()
+            .filter(|n| n.kind == NeighborKind::DropSpan)
+            .map(|n| n.sql.as_str())
+            .collect();
+        let dropped = |sql: &str| spans.iter().any(|s| normalize(s) == normalize(sql));
+        // A join condition and a select item are real edits.
+        assert!(dropped("SELECT T1.name , count(*) FROM singer AS T1 JOIN concert AS T2 WHERE T1.age > (SELECT avg(age) FROM singer ORDER BY age ASC LIMIT 1) GROUP BY T1.name ORDER BY T1.name ASC"));
+        assert!(dropped("SELECT T1.name , count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.age > (SELECT (age) FROM singer ORDER BY age ASC LIMIT 1) GROUP BY T1.name ORDER BY T1.name ASC"));
+        // Never: ASC, an alias, a qualifier, count's `*`, a scalar subquery's (ASC) LIMIT.
+        for same in [
+            "SELECT T1.name , count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.age > (SELECT avg(age) FROM singer ORDER BY age ASC LIMIT 1) GROUP BY T1.name ORDER BY T1.name",
+            "SELECT T1.name , count(*) FROM singer T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.age > (SELECT avg(age) FROM singer ORDER BY age ASC LIMIT 1) GROUP BY T1.name ORDER BY T1.name ASC",
+            "SELECT T1.name , count(*) FROM singer JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.age > (SELECT avg(age) FROM singer ORDER BY age ASC LIMIT 1) GROUP BY T1.name ORDER BY T1.name ASC",
+            "SELECT name , count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.age > (SELECT avg(age) FROM singer ORDER BY age ASC LIMIT 1) GROUP BY T1.name ORDER BY T1.name ASC",
+            "SELECT T1.name , count() FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.age > (SELECT avg(age) FROM singer ORDER BY age ASC LIMIT 1) GROUP BY T1.name ORDER BY T1.name ASC",
+            "SELECT T1.name , count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.age > (SELECT avg(age) FROM singer ORDER BY age ) GROUP BY T1.name ORDER BY T1.name ASC",
+            "SELECT T1.name , count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.age > (SELECT avg(age) FROM singer ORDER BY age ASC ) GROUP BY T1.name ORDER BY T1.name ASC",
+        ] {
+            assert!(!dropped(same), "{same}");
+        }
+        // Balanced parentheses only, and at most MAX_DROP_SPAN tokens.
+        let original = tokenize(g).len();
+        for s in &spans {
+            let toks = tokenize(s);
+            let opens = toks.iter().filter(|t| t.is_symbol("(")).count();
+            let closes = toks.iter().filter(|t| t.is_symbol(")")).count();
+            assert_eq!(opens, closes, "{s}");
+            assert!(original - toks.len() <= MAX_DROP_SPAN, "{s}");
+        }
     }
 
     #[test]
