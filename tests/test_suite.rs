@@ -133,16 +133,7 @@ fn suite(sample: &Sample, db_id: &str) -> Result<Vec<Database>, String> {
 }
 
 fn item(index: usize, db_id: &str, gold: &str) -> Item {
-    Item {
-        index,
-        db_id: db_id.to_owned(),
-        gold: gold.to_owned(),
-        question: None,
-        source: "test_suite".into(),
-        turn: None,
-        hardness: None,
-        category: None,
-    }
+    Item::new(index, db_id, gold, "test_suite")
 }
 
 fn exec(plug_value: bool) -> Exec {

@@ -61,6 +61,18 @@ pub struct Limits {
     pub max_bytes: usize,
 }
 
+impl Limits {
+    /// [`ExecError::TooLarge`] once a result's running size in bytes passes `max_bytes`.
+    pub fn check_bytes(&self, bytes: usize) -> Result<(), ExecError> {
+        if bytes > self.max_bytes {
+            return Err(ExecError::TooLarge {
+                limit: self.max_bytes,
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {

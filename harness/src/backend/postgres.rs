@@ -181,11 +181,7 @@ fn run_query(client: &mut Client, sql: &str, limits: &Limits) -> Result<ResultTa
             bytes += v.weight();
             values.push(v);
         }
-        if bytes > limits.max_bytes {
-            return Err(ExecError::TooLarge {
-                limit: limits.max_bytes,
-            });
-        }
+        limits.check_bytes(bytes)?;
         table.rows.push(values);
     }
     // Dropping `tx` rolls back.

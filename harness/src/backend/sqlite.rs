@@ -301,11 +301,7 @@ fn fetch(
             bytes += v.weight();
             values.push(v);
         }
-        if bytes > limits.max_bytes {
-            return Err(ExecError::TooLarge {
-                limit: limits.max_bytes,
-            });
-        }
+        limits.check_bytes(bytes)?;
         table.rows.push(values);
     }
     Ok(table)

@@ -31,6 +31,28 @@ pub struct Item {
     pub category: Option<String>,
 }
 
+impl Item {
+    /// An item with what every dataset has; a reader sets the optional fields it knows
+    /// (`Item { question, ..Item::new(…) }`).
+    pub fn new(
+        index: usize,
+        db_id: impl Into<String>,
+        gold: impl Into<String>,
+        source: impl Into<String>,
+    ) -> Item {
+        Item {
+            index,
+            db_id: db_id.into(),
+            gold: gold.into(),
+            question: None,
+            source: source.into(),
+            turn: None,
+            hardness: None,
+            category: None,
+        }
+    }
+}
+
 /// A turn of an interaction (both 0-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Turn {

@@ -68,15 +68,10 @@ pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
             (Some(t), _) => Some(t),
             (None, d) => d,
         };
+        let source = format!("{}:{line} (QuerySetId {})", path.display(), id_text(&g.id));
         items.push(Item {
-            index: items.len(),
-            db_id: DB_ID.to_owned(),
-            gold: g.body,
             question,
-            source: format!("{}:{line} (QuerySetId {})", path.display(), id_text(&g.id)),
-            turn: None,
-            hardness: None,
-            category: None,
+            ..Item::new(items.len(), DB_ID, g.body, source)
         });
     }
     super::spider::non_empty(path, items)

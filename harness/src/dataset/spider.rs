@@ -45,14 +45,8 @@ pub(crate) fn gold_line(
         });
     };
     Ok(Item {
-        index,
-        db_id: db_id.to_owned(),
-        gold: sql.to_owned(),
-        question: None,
-        source: format!("{}:{line_no}", path.display()),
         turn,
-        hardness: None,
-        category: None,
+        ..Item::new(index, db_id, sql, format!("{}:{line_no}", path.display()))
     })
 }
 
@@ -96,14 +90,13 @@ fn read_json(path: &Path, text: &str) -> Result<Vec<Item>, DatasetError> {
         .into_iter()
         .enumerate()
         .map(|(index, j)| Item {
-            index,
-            db_id: j.db_id,
-            gold: python_strip(&j.query).to_owned(),
             question: j.question,
-            source: format!("{}#{index}", path.display()),
-            turn: None,
-            hardness: None,
-            category: None,
+            ..Item::new(
+                index,
+                j.db_id,
+                python_strip(&j.query),
+                format!("{}#{index}", path.display()),
+            )
         })
         .collect())
 }

@@ -163,14 +163,9 @@ pub fn read_gold(path: &Path, gold_column: Option<&str>) -> Result<Vec<Item>, Da
                 });
             }
             Ok(Item {
-                index,
-                db_id,
-                gold: row[gold].clone(),
                 question: Some(row[question].clone()),
-                source: format!("{file}:{line}"),
-                turn: None,
-                hardness: None,
                 category: category.map(|c| row[c].clone()),
+                ..Item::new(index, db_id, row[gold].clone(), format!("{file}:{line}"))
             })
         })
         .collect()

@@ -270,16 +270,7 @@ mod tests {
 
     fn judge(options: ExecOptions, gold: &str, pred: &str) -> Verdict {
         let (_dir, dbs) = fixture();
-        let item = Item {
-            index: 0,
-            db_id: "db".into(),
-            gold: gold.into(),
-            question: None,
-            source: "test".into(),
-            turn: None,
-            hardness: None,
-            category: None,
-        };
+        let item = Item::new(0, "db", gold, "test");
         let ex = Executor::new(Box::new(Sqlite), None);
         Exec::new(options).evaluate(&item, pred, &dbs, &ex)
     }
@@ -426,16 +417,7 @@ mod tests {
         let b = dir.path().join("b.sql");
         std::fs::write(&a, "CREATE TABLE t(x INT); INSERT INTO t VALUES (1), (5);").unwrap();
         std::fs::write(&b, "CREATE TABLE t(x INT); INSERT INTO t VALUES (1), (2);").unwrap();
-        let item = Item {
-            index: 0,
-            db_id: "t".into(),
-            gold: "SELECT x FROM t WHERE x < 3".into(),
-            question: None,
-            source: "test".into(),
-            turn: None,
-            hardness: None,
-            category: None,
-        };
+        let item = Item::new(0, "t", "SELECT x FROM t WHERE x < 3", "test");
         let ex = Executor::new(Box::new(Sqlite), None);
         let dbs = [Database::new(&a), Database::new(&b)];
         let exec = Exec::new(ExecOptions::default());

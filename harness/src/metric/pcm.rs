@@ -189,16 +189,7 @@ mod tests {
     use crate::metric::Status;
 
     fn judge(options: &PcmOptions, gold: &str, prediction: &str) -> Verdict {
-        let item = Item {
-            index: 0,
-            db_id: "stackexchange".into(),
-            gold: gold.into(),
-            question: None,
-            source: "test".into(),
-            turn: None,
-            hardness: None,
-            category: None,
-        };
+        let item = Item::new(0, "stackexchange", gold, "test");
         let executor = Executor::new(Box::new(Sqlite), None);
         Pcm::new(options).evaluate(&item, prediction, &[], &executor)
     }

@@ -109,6 +109,7 @@ fn is_not_null(not_null: &NotNull, table: usize, column: &str, tables: &TableCol
 /// At most this many replacement columns per column mention.
 const COLUMNS_PER_MENTION: usize = 20;
 
+/// The words that start a clause (or a set operation) of a query.
 const CLAUSE_WORDS: &[&str] = &[
     "select",
     "from",
@@ -122,47 +123,11 @@ const CLAUSE_WORDS: &[&str] = &[
     "except",
 ];
 
-const KEYWORDS: &[&str] = &[
-    "select",
-    "from",
-    "where",
-    "group",
-    "by",
-    "having",
-    "order",
-    "limit",
-    "union",
-    "intersect",
-    "except",
-    "join",
-    "inner",
-    "left",
-    "right",
-    "outer",
-    "cross",
-    "natural",
-    "on",
-    "as",
-    "and",
-    "or",
-    "not",
-    "in",
-    "like",
-    "between",
-    "is",
-    "null",
-    "asc",
-    "desc",
-    "distinct",
-    "all",
-    "exists",
-    "case",
-    "when",
-    "then",
-    "else",
-    "end",
-    "using",
-    "offset",
+/// The other keywords: never a column name. [`Query::is_keyword`] checks both lists.
+const OTHER_KEYWORDS: &[&str] = &[
+    "by", "join", "inner", "left", "right", "outer", "cross", "natural", "on", "as", "and", "or",
+    "not", "in", "like", "between", "is", "null", "asc", "desc", "distinct", "all", "exists",
+    "case", "when", "then", "else", "end", "using", "offset",
 ];
 
 const AGGREGATES: &[&str] = &["count", "sum", "avg", "min", "max"];
@@ -204,7 +169,9 @@ impl<'a> Query<'a> {
     }
 
     fn is_keyword(&self, i: usize) -> bool {
-        self.toks[i].kind == TokenKind::Word && KEYWORDS.contains(&self.toks[i].lower().as_str())
+        let w = self.toks[i].lower();
+        self.toks[i].kind == TokenKind::Word
+            && (CLAUSE_WORDS.contains(&w.as_str()) || OTHER_KEYWORDS.contains(&w.as_str()))
     }
 
     /// Index of the token that ends the clause starting at `start` (exclusive): the next clause
@@ -584,13 +551,19 @@ pub fn neighbors(
         })
     });
     // Last, so that a span drop equal to a named edit above keeps the named kind.
-    drop_token_spans(&q, tables, &many_conjunct_spans, &mut |sql, hard| {
-        out.push(Neighbor {
-            kind: NeighborKind::DropSpan,
-            sql,
-            hard,
-        })
-    });
+    drop_token_spans(
+        &q,
+        tables,
+        &aliases,
+        &many_conjunct_spans,
+        &mut |sql, hard| {
+            out.push(Neighbor {
+                kind: NeighborKind::DropSpan,
+                sql,
+                hard,
+            })
+        },
+    );
 
     let mut seen = BTreeSet::new();
     seen.insert(normalize(gold));
@@ -1035,33 +1008,24 @@ const NOISE: &[&str] = &["asc", "inner", "outer", "as", ";"];
 fn drop_token_spans(
     q: &Query,
     tables: &TableColumns,
+    aliases: &HashMap<String, usize>,
     many: &[(usize, usize)],
     push: &mut dyn FnMut(String, Option<Hardness>),
 ) {
     let n = q.toks.len();
-    let is_table = |t: &Token| {
-        tables
-            .iter()
-            .any(|(name, _)| name.eq_ignore_ascii_case(unquote_ident(&t.text)))
+    // An alias: a name `alias_map` knows that is no table's, or any word after `AS` (a column
+    // alias too). Where it is used rather than defined, dropping it does not parse anyway.
+    let is_alias = |i: usize| {
+        let t = &q.toks[i];
+        if t.kind != TokenKind::Word || q.is_keyword(i) {
+            return false;
+        }
+        let name = unquote_ident(&t.text);
+        let table = tables.iter().any(|(tn, _)| tn.eq_ignore_ascii_case(name));
+        (i > 0 && q.toks[i - 1].is_word("as"))
+            || (!table && aliases.contains_key(&name.to_lowercase()))
     };
-    // Alias names: the word after a table name (or `AS`) in FROM/JOIN, and after `AS` anywhere.
-    let is_alias: Vec<bool> = (0..n)
-        .map(|i| {
-            let t = &q.toks[i];
-            if i == 0 || t.kind != TokenKind::Word || q.is_keyword(i) {
-                return false;
-            }
-            let prev = &q.toks[i - 1];
-            let after_table_in_from = i >= 2
-                && prev.kind == TokenKind::Word
-                && is_table(prev)
-                && !is_table(t)
-                && (q.toks[i - 2].is_word("from")
-                    || q.toks[i - 2].is_word("join")
-                    || q.toks[i - 2].is_symbol(","));
-            prev.is_word("as") || after_table_in_from
-        })
-        .collect();
+    let is_noise = |t: &Token| NOISE.contains(&t.lower().as_str());
     for i in 0..n {
         let mut depth = 0i32;
         for j in i + 1..=n.min(i + MAX_DROP_SPAN) {
@@ -1078,7 +1042,6 @@ fn drop_token_spans(
                 continue;
             }
             let span = &q.toks[i..j];
-            let is_noise = |t: &Token| NOISE.contains(&t.lower().as_str());
             let noise = span.iter().all(is_noise);
             // `count()` is SQLite's `count(*)`; emptying a count is the `count(*)`/`count(col)`
             // edit, generated (with its NOT NULL exceptions) as a column neighbor.
@@ -1087,8 +1050,8 @@ fn drop_token_spans(
                 && q.toks[i - 2].is_word("count")
                 && q.toks.get(j).is_some_and(|t| t.is_symbol(")"));
             let core_start = span.iter().position(|t| !is_noise(t)).map_or(i, |k| i + k);
-            let alias = (span.len() == 1 && is_alias[i])
-                || (span.len() == 2 && span[0].is_word("as") && is_alias[i + 1]);
+            let alias = (span.len() == 1 && is_alias(i))
+                || (span.len() == 2 && span[0].is_word("as") && is_alias(i + 1));
             let qualifier =
                 span.len() == 2 && span[0].kind == TokenKind::Word && span[1].is_symbol(".");
             let distinct_in_extremum = span.len() == 1
@@ -1233,7 +1196,8 @@ mod tests {
         let g2 = "SELECT max(DISTINCT T1.age) FROM singer AS T1 INNER JOIN concert AS T2 ON T1.singer_id = T2.singer_id;";
         let q2 = Query::new(g2);
         let mut spans2 = Vec::new();
-        drop_token_spans(&q2, &tables(), &[], &mut |sql, _| {
+        let aliases2 = alias_map(&q2, &tables());
+        drop_token_spans(&q2, &tables(), &aliases2, &[], &mut |sql, _| {
             spans2.push(normalize(&sql))
         });
         assert!(spans2.contains(&normalize(
