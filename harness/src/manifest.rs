@@ -100,6 +100,8 @@ struct RawManifest {
     report: Option<RawReport>,
     #[serde(default)]
     cache: Option<RawCache>,
+    #[serde(default)]
+    distill: Option<RawDistill>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -189,6 +191,36 @@ struct RawCache {
     dir: Spanned<String>,
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDistill {
+    #[serde(default)]
+    constraints: Option<Spanned<String>>,
+    #[serde(default)]
+    induce: Option<bool>,
+}
+
+/// `[distill]`: how `sqlsuite distill` generates a suite's random databases
+/// (`spec/test_suite.md`, "Constraints").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Distill {
+    /// The dataset author's constraints, a path pattern with `{db_id}` (one TOML file per
+    /// schema; a schema without a file has none), merged over the induced ones.
+    pub constraints: Option<String>,
+    /// Induce constraints from the original databases' data (default); without, only the
+    /// schema's keys and declared foreign keys, and the author's file, constrain generation.
+    pub induce: bool,
+}
+
+impl Default for Distill {
+    fn default() -> Self {
+        Distill {
+            constraints: None,
+            induce: true,
+        }
+    }
+}
+
 /// The CI gate.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Gate {
@@ -237,6 +269,7 @@ pub struct Manifest {
     pub gate: Gate,
     pub snapshots: PathBuf,
     pub cache: Option<PathBuf>,
+    pub distill: Distill,
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
@@ -651,6 +684,30 @@ impl Manifest {
             None => None,
         };
 
+        let distill = match &raw.distill {
+            None => Distill::default(),
+            Some(d) => {
+                let constraints = match &d.constraints {
+                    Some(c) => {
+                        let pattern = cx.path(c).map_err(invalid)?.to_string_lossy().into_owned();
+                        if !pattern.contains("{db_id}") {
+                            return Err(invalid(cx.error(
+                                c.span(),
+                                "[distill] constraints names one file per schema: the path must \
+                                 contain {db_id}",
+                            )));
+                        }
+                        Some(pattern)
+                    }
+                    None => None,
+                };
+                Distill {
+                    constraints,
+                    induce: d.induce.unwrap_or(true),
+                }
+            }
+        };
+
         if !missing.is_empty() {
             return Err(match raw.dataset.when_missing {
                 WhenMissing::Ignore => LoadError::Unavailable(missing),
@@ -673,6 +730,7 @@ impl Manifest {
             gate,
             snapshots,
             cache,
+            distill,
         })
     }
 }
@@ -799,6 +857,38 @@ min_accuracy = { exec = 0.5 }
         let e = error_of(&GOOD.replace("\"p.txt\"", "\"nope.txt\""));
         assert_eq!((e.line, e.column), (12, 8), "{e}");
         assert!(e.message.contains("nope.txt not found"), "{e}");
+    }
+
+    #[test]
+    fn distill_section_names_constraint_files_per_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("gold.sql"), "SELECT 1\tdb\n").unwrap();
+        std::fs::create_dir(dir.path().join("db")).unwrap();
+        let head = "[dataset]\nname = \"d\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\
+                    [databases]\npath = \"db/{db_id}.sqlite\"\n";
+        let path = dir.path().join("m.toml");
+        let m = Manifest::parse(&path, head).unwrap();
+        assert_eq!(m.distill, Distill::default());
+        assert!(m.distill.induce);
+        let m = Manifest::parse(
+            &path,
+            &format!("{head}[distill]\nconstraints = \"c/{{db_id}}.toml\"\ninduce = false\n"),
+        )
+        .unwrap();
+        assert_eq!(
+            m.distill.constraints.as_deref(),
+            Some(dir.path().join("c/{db_id}.toml").to_str().unwrap())
+        );
+        assert!(!m.distill.induce);
+        let bad = |extra: &str| match Manifest::parse(&path, &format!("{head}{extra}")) {
+            Err(LoadError::Invalid(e)) => e,
+            other => panic!("{other:?}"),
+        };
+        let e = bad("[distill]\nconstraints = \"c/one.toml\"\n");
+        assert!(e.message.contains("must contain {db_id}"), "{e}");
+        assert_eq!((e.line, e.column), (8, 15));
+        let e = bad("[distill]\ninduced = true\n");
+        assert!(e.message.contains("unknown field `induced`"), "{e}");
     }
 
     #[test]

@@ -122,9 +122,10 @@ pub(super) fn show_table(label: &str, table: &ResultTable) -> String {
 }
 
 impl Exec {
-    /// Runs one prediction text against the gold on every database. `Err` carries the verdict
-    /// of the first database that tells them apart (or the gold's failure).
-    fn check(
+    /// Runs one prediction text against the gold on every database: the position of the
+    /// first database that tells them apart and its verdict (or the gold's failure), or `None`
+    /// when they agree on every database.
+    fn first_difference(
         &self,
         gold_sql: &str,
         pred_sql: &str,
@@ -132,59 +133,76 @@ impl Exec {
         databases: &[Database],
         executor: &Executor,
         options: CompareOptions,
-    ) -> Result<(), Verdict> {
+    ) -> Option<(usize, Verdict)> {
         let suite = databases.len() > 1;
-        for db in databases {
-            let on_db = if suite {
-                format!(" on {}", db.label())
-            } else {
-                String::new()
-            };
-            let gold = executor.gold(db, gold_sql, &self.limits);
-            let gold = match gold.as_ref() {
-                Ok(t) => t,
-                Err(e) => return Err(Verdict::gold_error(format!("gold failed{on_db}: {e}"))),
-            };
-            // A prediction with more rows than the gold is wrong whatever its rows are: stop
-            // fetching there (cartesian products then cost nothing).
-            let cap = gold.rows.len().min(self.limits.max_rows);
-            let limits = Limits {
-                max_rows: cap,
-                ..self.limits
-            };
-            let pred = executor.prediction(db, pred_sql, &limits);
-            let pred = match pred.as_ref() {
-                Ok(t) => t,
-                Err(ExecError::TooManyRows { limit }) if *limit == cap => {
-                    let reason = format!(
-                        "row count differs{on_db}: gold has {cap}, prediction has more than {cap}"
-                    );
-                    let details = format!("{executed}{}", show_table("gold rows", gold));
-                    return Err(Verdict::incorrect("row_count", reason, details));
-                }
-                Err(e) => {
-                    let reason = format!("prediction failed{on_db}: {e}");
-                    return Err(Verdict::incorrect(e.code(), reason, executed));
-                }
-            };
-            if let Err(diff) = compare(gold, pred, options) {
-                let reason = format!("{diff}{on_db}");
-                let mut details = executed.to_owned();
-                match &diff {
-                    Difference::Rows {
-                        only_gold,
-                        only_predicted,
-                    } if !(only_gold.is_empty() && only_predicted.is_empty()) => {
-                        details.push_str(&show_rows("only in gold", only_gold, &[]));
-                        details.push_str(&show_rows("only in prediction", only_predicted, &[]));
-                    }
-                    _ => {
-                        details.push_str(&show_table("gold rows", gold));
-                        details.push_str(&show_table("predicted rows", pred));
-                    }
-                }
-                return Err(Verdict::incorrect(diff.code(), reason, details));
+        databases.iter().enumerate().find_map(|(position, db)| {
+            self.check_one(gold_sql, pred_sql, executed, db, suite, executor, options)
+                .err()
+                .map(|v| (position, v))
+        })
+    }
+
+    /// [`Exec::first_difference`] on one database.
+    #[allow(clippy::too_many_arguments)]
+    fn check_one(
+        &self,
+        gold_sql: &str,
+        pred_sql: &str,
+        executed: &str,
+        db: &Database,
+        suite: bool,
+        executor: &Executor,
+        options: CompareOptions,
+    ) -> Result<(), Verdict> {
+        let on_db = if suite {
+            format!(" on {}", db.label())
+        } else {
+            String::new()
+        };
+        let gold = executor.gold(db, gold_sql, &self.limits);
+        let gold = match gold.as_ref() {
+            Ok(t) => t,
+            Err(e) => return Err(Verdict::gold_error(format!("gold failed{on_db}: {e}"))),
+        };
+        // A prediction with more rows than the gold is wrong whatever its rows are: stop
+        // fetching there (cartesian products then cost nothing).
+        let cap = gold.rows.len().min(self.limits.max_rows);
+        let limits = Limits {
+            max_rows: cap,
+            ..self.limits
+        };
+        let pred = executor.prediction(db, pred_sql, &limits);
+        let pred = match pred.as_ref() {
+            Ok(t) => t,
+            Err(ExecError::TooManyRows { limit }) if *limit == cap => {
+                let reason = format!(
+                    "row count differs{on_db}: gold has {cap}, prediction has more than {cap}"
+                );
+                let details = format!("{executed}{}", show_table("gold rows", gold));
+                return Err(Verdict::incorrect("row_count", reason, details));
             }
+            Err(e) => {
+                let reason = format!("prediction failed{on_db}: {e}");
+                return Err(Verdict::incorrect(e.code(), reason, executed));
+            }
+        };
+        if let Err(diff) = compare(gold, pred, options) {
+            let reason = format!("{diff}{on_db}");
+            let mut details = executed.to_owned();
+            match &diff {
+                Difference::Rows {
+                    only_gold,
+                    only_predicted,
+                } if !(only_gold.is_empty() && only_predicted.is_empty()) => {
+                    details.push_str(&show_rows("only in gold", only_gold, &[]));
+                    details.push_str(&show_rows("only in prediction", only_predicted, &[]));
+                }
+                _ => {
+                    details.push_str(&show_table("gold rows", gold));
+                    details.push_str(&show_table("predicted rows", pred));
+                }
+            }
+            return Err(Verdict::incorrect(diff.code(), reason, details));
         }
         Ok(())
     }
@@ -217,11 +235,10 @@ impl Metric for Exec {
         if gold_sql != item.gold {
             executed.push_str(&format!("gold as executed: {gold_sql}\n"));
         }
-        let as_written = match self.check(
+        let Some((reached, as_written)) = self.first_difference(
             &gold_sql, &pred_sql, &executed, databases, executor, options,
-        ) {
-            Ok(()) => return Verdict::correct(),
-            Err(v) => v,
+        ) else {
+            return Verdict::correct();
         };
         if !self.options.plug_value || as_written.status != Status::Incorrect {
             return as_written;
@@ -230,24 +247,47 @@ impl Metric for Exec {
         // slots (likeliest first); correct if any matches.
         let plug = plug_value::plug(&gold_text, &pred_text);
         let mut tried = 0usize;
+        // The candidate that matched on the most databases (the likeliest first among equals):
+        // the database that stopped it is the one that told the queries apart.
+        let mut furthest: Option<(usize, Verdict)> = None;
         for candidate in plug.candidates() {
             tried += 1;
             let candidate = replace_cur_year(&candidate);
             let note = format!("prediction with gold values: {candidate}\n");
-            match self.check(&gold_sql, &candidate, &note, databases, executor, options) {
-                Ok(()) => return Verdict::correct(),
-                Err(v) if v.status == Status::GoldError => return v,
-                Err(_) => {}
+            match self.first_difference(&gold_sql, &candidate, &note, databases, executor, options)
+            {
+                None => return Verdict::correct(),
+                Some((_, v)) if v.status == Status::GoldError => return v,
+                Some((at, v)) => {
+                    if at > furthest.as_ref().map_or(reached, |f| f.0) {
+                        furthest = Some((at, v));
+                    }
+                }
             }
         }
-        let mut verdict = as_written;
-        verdict.reason.push_str(&format!(
-            " (plug_value: none of the {tried} assignments of the gold's {} values to the \
-             prediction's {} value slots matched either)",
+        let summary = format!(
+            "none of the {tried} assignments of the gold's {} values to the prediction's {} \
+             value slots matched",
             plug.gold_values().len(),
             plug.slots()
-        ));
-        verdict
+        );
+        match furthest {
+            None => {
+                let mut verdict = as_written;
+                verdict
+                    .reason
+                    .push_str(&format!(" (plug_value: {summary} either)"));
+                verdict
+            }
+            Some((_, mut verdict)) => {
+                verdict.reason = format!(
+                    "{} with the gold's values plugged in (plug_value: {summary} on every \
+                     database; as written: {})",
+                    verdict.reason, as_written.reason
+                );
+                verdict
+            }
+        }
     }
 }
 
@@ -401,6 +441,54 @@ mod tests {
             v.reason.contains("none of the 1 assignments of the gold's 1 values to the prediction's 1 value slots"),
             "{v:?}"
         );
+    }
+
+    #[test]
+    fn on_a_suite_plug_value_names_the_database_that_tells_them_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, ages: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(
+                &path,
+                format!("CREATE TABLE s(name TEXT, age INT); INSERT INTO s VALUES {ages};"),
+            )
+            .unwrap();
+            Database::new(path)
+        };
+        // As written the prediction differs on the first database already; with the gold's
+        // value plugged in it matches there and differs only on the second.
+        let dbs = vec![
+            write("suite_0.sql", "('a', 30), ('b', 40)"),
+            write("suite_1.sql", "('a', 30), ('b', 40), ('c', 50)"),
+        ];
+        let item = Item::new(0, "db", "SELECT name FROM s WHERE age = 40", "test");
+        let ex = Executor::new(Box::new(Sqlite), None);
+        let plug = Exec::new(ExecOptions {
+            plug_value: true,
+            ..ExecOptions::default()
+        });
+        let v = plug.evaluate(&item, "SELECT name FROM s WHERE age >= 41", &dbs, &ex);
+        assert_eq!(v.status, Status::Incorrect, "{v:?}");
+        assert!(
+            v.reason
+                .starts_with("row count differs on suite_1.sql: gold has 1")
+                && v.reason.contains("with the gold's values plugged in")
+                && v.reason.contains(
+                    "as written: row count differs: gold has 1, prediction has 0 on suite_0.sql"
+                ),
+            "{}",
+            v.reason
+        );
+        assert!(
+            v.details
+                .contains("prediction with gold values: select name from s where age >= 40"),
+            "{}",
+            v.details
+        );
+        // Without plug_value the first database is the one.
+        let plain = Exec::new(ExecOptions::default());
+        let v = plain.evaluate(&item, "SELECT name FROM s WHERE age >= 41", &dbs, &ex);
+        assert!(v.reason.contains("on suite_0.sql"), "{}", v.reason);
     }
 
     #[test]

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::constraints::{self, Constraints};
 use super::neighbors::{neighbors, Neighbor};
+use super::probes::{probes, Probe};
 use super::random_db::{self, Constants};
 use super::schema::SuiteSchema;
 use super::SuiteError;
@@ -52,6 +54,9 @@ impl Default for DistillOptions {
     }
 }
 
+/// The constraints a suite was generated within, written in the suite's directory.
+pub const CONSTRAINTS_FILE: &str = "constraints.toml";
+
 /// One gold of a schema.
 #[derive(Debug, Clone)]
 pub struct GoldInput {
@@ -59,12 +64,15 @@ pub struct GoldInput {
     pub gold: String,
 }
 
-/// A schema to distil: its description, its original database if any, and its golds.
+/// A schema to distil: its description (generating within `constraints`), its original
+/// database if any, and its golds.
 #[derive(Debug, Clone)]
 pub struct SchemaInput {
     pub schema: SuiteSchema,
     pub original: Option<PathBuf>,
     pub golds: Vec<GoldInput>,
+    /// The constraints `schema` generates within, as written next to the suite.
+    pub constraints: Constraints,
 }
 
 /// A neighbor and the suite database that tells it from the gold, if any.
@@ -73,6 +81,14 @@ pub struct NeighborOutcome {
     #[serde(flatten)]
     pub neighbor: Neighbor,
     pub distinguished_by: Option<String>,
+}
+
+/// A probe and the suite database on which the gold's result has the property, if any.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProbeOutcome {
+    #[serde(flatten)]
+    pub probe: Probe,
+    pub satisfied_by: Option<String>,
 }
 
 /// What distillation did for one gold.
@@ -87,8 +103,15 @@ pub struct GoldOutcome {
     pub failed: usize,
     /// The valid neighbors.
     pub neighbors: Vec<NeighborOutcome>,
+    /// The probes that run on the base database, and the suite database satisfying each.
+    pub probes: Vec<ProbeOutcome>,
     /// The gold itself failed on the base database (no neighbors then).
     pub gold_error: Option<String>,
+    /// Comparisons natural data never satisfies ([`constraints::unmatched_constants`]): the
+    /// gold's neighbors are then told apart on the original database only (random databases
+    /// generated within the constraints cannot do better), and it is reported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmatched_constants: Vec<String>,
 }
 
 /// What distillation did for one schema.
@@ -108,6 +131,8 @@ pub struct SchemaOutcome {
     pub bytes: u64,
     pub seconds: f64,
     pub golds: Vec<GoldOutcome>,
+    /// The constraints the random databases were generated within.
+    pub constraints: Constraints,
 }
 
 /// Seed of random database `k` of a schema: depends on the run's seed, the schema and `k`
@@ -131,6 +156,8 @@ struct Prepared {
     gold: String,
     options: CompareOptions,
     targets: Vec<Vec<String>>,
+    /// Per probe: still to satisfy.
+    open_probes: Vec<bool>,
 }
 
 /// At most this many `plug_value` candidates are tracked per neighbor.
@@ -203,7 +230,7 @@ pub fn distill_schema(
         ..Limits::default()
     };
     let tables = input.schema.table_columns();
-    let not_null = input.schema.not_null();
+    let facts = input.schema.column_facts();
     let constants =
         Constants::from_golds(input.golds.iter().map(|g| g.gold.as_str()), &input.schema);
 
@@ -212,6 +239,13 @@ pub fn distill_schema(
         source,
     })?;
     clear_suite(dir, &db_id)?;
+    let constraints_path = dir.join(CONSTRAINTS_FILE);
+    std::fs::write(&constraints_path, input.constraints.to_file_text(&db_id)).map_err(
+        |source| SuiteError::Io {
+            path: constraints_path,
+            source,
+        },
+    )?;
 
     let mut outcomes: Vec<GoldOutcome> = Vec::new();
     let mut prepared: Vec<Prepared> = Vec::new();
@@ -219,14 +253,23 @@ pub fn distill_schema(
         let gold_text = exec.prepare_gold(&g.gold);
         let mut rng =
             fastrand::Rng::with_seed(database_seed(options.seed, &db_id, usize::MAX - g.index));
-        let ns = neighbors(&gold_text, &tables, &not_null, &mut rng);
+        let ns = neighbors(&gold_text, &tables, &facts, &mut rng);
+        let gold_sql = replace_cur_year(&gold_text);
+        let ps: Vec<ProbeOutcome> = probes(&gold_sql, &tables, &facts)
+            .into_iter()
+            .map(|probe| ProbeOutcome {
+                probe,
+                satisfied_by: None,
+            })
+            .collect();
         prepared.push(Prepared {
-            gold: replace_cur_year(&gold_text),
+            gold: gold_sql,
             options: exec.compare_options(&gold_text),
             targets: ns
                 .iter()
                 .map(|n| targets(&exec, options.exec.plug_value, &gold_text, n))
                 .collect(),
+            open_probes: vec![true; ps.len()],
         });
         outcomes.push(GoldOutcome {
             index: g.index,
@@ -241,8 +284,19 @@ pub fn distill_schema(
                     distinguished_by: None,
                 })
                 .collect(),
+            probes: ps,
             gold_error: None,
+            unmatched_constants: Vec::new(),
         });
+    }
+    if let Some(path) = &input.original {
+        let conn = super::schema::open_original(path).map_err(|e| SuiteError::Database {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        for o in &mut outcomes {
+            o.unmatched_constants = constraints::unmatched_constants(&conn, &input.schema, &o.gold);
+        }
     }
 
     let mut databases = Vec::new();
@@ -293,10 +347,27 @@ pub fn distill_schema(
                 o.gold_error = Some(e.to_string());
                 o.failed = o.neighbors.len();
                 o.neighbors.clear();
+                o.probes.clear();
                 p.targets.clear();
+                p.open_probes.clear();
                 return;
             }
         };
+        // A probe that does not run on the base is dropped; one the base satisfies is closed.
+        let mut kept_probes = Vec::new();
+        for mut probe in o.probes.drain(..) {
+            if let Ok(satisfied) = differs(target, &gold, &probe.probe.sql, p.options, &limits) {
+                if satisfied {
+                    probe.satisfied_by = Some(base_name.clone());
+                }
+                kept_probes.push(probe);
+            }
+        }
+        p.open_probes = kept_probes
+            .iter()
+            .map(|x| x.satisfied_by.is_none())
+            .collect();
+        o.probes = kept_probes;
         let mut keep = Vec::new();
         let mut kept_targets = Vec::new();
         for (n, mut ts) in o.neighbors.drain(..).zip(p.targets.drain(..)) {
@@ -365,15 +436,26 @@ pub fn distill_schema(
     }
     databases.push(base_name);
 
-    // Greedy: draw random databases while some target is not told apart; keep a database iff
-    // it tells apart a target no kept database does.
-    let open_golds = |prepared: &[Prepared]| -> Vec<usize> {
+    // Greedy: draw random databases while some target is not told apart (or, for the first
+    // quarter of the budget, some probe is not satisfied); keep a database iff it tells apart a
+    // target, or satisfies a probe, that no kept database does.
+    let pursued: Vec<bool> = outcomes
+        .iter()
+        .map(|o| o.unmatched_constants.is_empty())
+        .collect();
+    let probe_budget = options.max_databases / 4;
+    let open_golds = |prepared: &[Prepared], probing: bool| -> Vec<usize> {
         (0..prepared.len())
-            .filter(|&g| prepared[g].targets.iter().any(|t| !t.is_empty()))
+            .filter(|&g| {
+                pursued[g]
+                    && (prepared[g].targets.iter().any(|t| !t.is_empty())
+                        || (probing && prepared[g].open_probes.contains(&true)))
+            })
             .collect()
     };
     loop {
-        let open = open_golds(&prepared);
+        let probing = sampled < probe_budget;
+        let open = open_golds(&prepared, probing);
         if open.is_empty()
             || sampled >= options.max_databases
             || options.time_budget.is_some_and(|b| started.elapsed() >= b)
@@ -389,8 +471,9 @@ pub fn distill_schema(
         let constants = constants.focused_on(&input.golds[focus].gold, &input.schema);
         let conn = random_db::in_memory(&input.schema, &constants, seed)?;
         let target = Target::Memory(&conn);
-        // (gold, neighbor, target) told apart by this database.
+        // (gold, neighbor, target) told apart by this database, and (gold, probe) satisfied.
         let mut found: Vec<(usize, usize, usize)> = Vec::new();
+        let mut satisfied: Vec<(usize, usize)> = Vec::new();
         let mut usable = true;
         for &g in &open {
             let p = &prepared[g];
@@ -410,8 +493,19 @@ pub fn distill_schema(
                     }
                 }
             }
+            for (i, _) in p
+                .open_probes
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| **o && probing)
+            {
+                let sql = &outcomes[g].probes[i].probe.sql;
+                if let Ok(true) = differs(&target, &gold, sql, p.options, &limits) {
+                    satisfied.push((g, i));
+                }
+            }
         }
-        if found.is_empty() && usable {
+        if found.is_empty() && satisfied.is_empty() && usable {
             continue;
         }
         // A kept database must run every gold (a gold never fails on its own suite).
@@ -454,6 +548,10 @@ pub fn distill_schema(
                 outcomes[g].neighbors[n].distinguished_by = Some(name.clone());
             }
         }
+        for &(g, i) in &satisfied {
+            prepared[g].open_probes[i] = false;
+            outcomes[g].probes[i].satisfied_by = Some(name.clone());
+        }
         databases.push(name);
     }
 
@@ -472,6 +570,7 @@ pub fn distill_schema(
         bytes,
         seconds: started.elapsed().as_secs_f64(),
         golds: outcomes,
+        constraints: input.constraints.clone(),
     })
 }
 

@@ -1,8 +1,10 @@
 //! From a manifest to the schemas to distil: its golds grouped by `db_id`, each schema from the
-//! manifest's `tables` file, and the original database where the `[databases]` pattern finds one.
+//! manifest's `tables` file, the original database where the `[databases]` pattern finds one,
+//! and the constraints to generate within (induced, merged with the dataset author's file).
 
 use std::collections::BTreeMap;
 
+use super::constraints::{self, Constraints};
 use super::distill::{GoldInput, SchemaInput};
 use super::schema::read_tables_json;
 use super::SuiteError;
@@ -63,10 +65,22 @@ pub fn schema_inputs(manifest: &Manifest, only: &[String]) -> Result<Vec<SchemaI
             None => schema,
         }
         .with_joins(golds.iter().map(|g| g.gold.as_str()));
+        let data = original.as_deref().filter(|_| manifest.distill.induce);
+        let mut rules = constraints::induce(&schema, data, golds.iter().map(|g| g.gold.as_str()))?;
+        let mut origin = "induced constraints".to_owned();
+        if let Some(pattern) = &manifest.distill.constraints {
+            let path = constraints::override_path(pattern, &db_id);
+            if path.is_file() {
+                rules.merge(&Constraints::read(&path)?);
+                origin = path.display().to_string();
+            }
+        }
+        let schema = schema.with_constraints(&rules, &origin)?;
         out.push(SchemaInput {
             schema,
             original,
             golds,
+            constraints: rules,
         });
     }
     Ok(out)

@@ -5,9 +5,11 @@
 //! whose `[databases]` pattern globs the written suite then evaluates with test-suite accuracy
 //! (the exec metric requires a match on every database).
 
+pub mod constraints;
 pub mod distill;
 pub mod inputs;
 pub mod neighbors;
+pub mod probes;
 pub mod random_db;
 pub mod report;
 pub mod schema;
@@ -27,6 +29,8 @@ pub enum SuiteError {
     Schema { db_id: String, message: String },
     #[error("database {}: {message}", path.display())]
     Database { path: PathBuf, message: String },
+    #[error("constraints file {}: {message}", path.display())]
+    Constraints { path: PathBuf, message: String },
     #[error("generating a database for {db_id}: {message}")]
     Generate { db_id: String, message: String },
 }

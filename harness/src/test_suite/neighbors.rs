@@ -93,17 +93,34 @@ pub struct Neighbor {
 /// The schema facts neighbor generation needs: tables and their columns (original spelling).
 pub type TableColumns = [(String, Vec<String>)];
 
-/// Per table, per column: declared NOT NULL. Inside `count(…)` one NOT NULL column is as good
-/// as another (and as `*`), so such replacements are not neighbors.
-pub type NotNull = [Vec<bool>];
+/// What the schema's constraints say of each column (per table, per column; missing = no):
+/// inside `count(…)` one NOT NULL column is as good as another (and as `*`), and grouping one
+/// table's rows by a unique NOT NULL column is grouping them by any other, so such
+/// replacements are not neighbors.
+#[derive(Debug, Clone, Default)]
+pub struct ColumnFacts {
+    pub not_null: Vec<Vec<bool>>,
+    pub unique: Vec<Vec<bool>>,
+}
 
-fn is_not_null(not_null: &NotNull, table: usize, column: &str, tables: &TableColumns) -> bool {
-    tables[table]
-        .1
-        .iter()
-        .position(|c| c.eq_ignore_ascii_case(column))
-        .and_then(|ci| not_null.get(table)?.get(ci).copied())
-        .unwrap_or(false)
+impl ColumnFacts {
+    fn get(facts: &[Vec<bool>], table: usize, column: &str, tables: &TableColumns) -> bool {
+        tables[table]
+            .1
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(column))
+            .and_then(|ci| facts.get(table)?.get(ci).copied())
+            .unwrap_or(false)
+    }
+
+    fn is_not_null(&self, table: usize, column: &str, tables: &TableColumns) -> bool {
+        Self::get(&self.not_null, table, column, tables)
+    }
+
+    /// Unique and never NULL: it tells the table's rows apart.
+    fn identifies_rows(&self, table: usize, column: &str, tables: &TableColumns) -> bool {
+        self.is_not_null(table, column, tables) && Self::get(&self.unique, table, column, tables)
+    }
 }
 
 /// At most this many replacement columns per column mention.
@@ -314,7 +331,7 @@ impl<'a> Query<'a> {
 pub fn neighbors(
     gold: &str,
     tables: &TableColumns,
-    not_null: &NotNull,
+    facts: &ColumnFacts,
     rng: &mut fastrand::Rng,
 ) -> Vec<Neighbor> {
     let q = Query::new(gold);
@@ -445,6 +462,18 @@ pub fn neighbors(
                         push(kind, replace(i, &quote(&a, qc)), hard);
                     }
                 }
+                // `= 'c'` → `LIKE '%c%'`, `LIKE 'c%'`: a substring or prefix match where the
+                // gold wants the value.
+                if i >= 1 && q.toks[i - 1].is_symbol("=") && !s.is_empty() && !s.contains('%') {
+                    for pattern in [format!("%{s}%"), format!("{s}%")] {
+                        let like = format!("LIKE {}", quote(&pattern, qc));
+                        push(
+                            NeighborKind::LikePattern,
+                            splice(gold, q.toks[i - 1].start, t.end, &like),
+                            hard,
+                        );
+                    }
+                }
             }
             TokenKind::Symbol if q.is_comparison(i) => {
                 let norm = match t.text.as_str() {
@@ -523,7 +552,7 @@ pub fn neighbors(
                         None,
                     ),
                     _ => {
-                        for alt in column_alternatives(&q, i, tables, not_null, &aliases, rng) {
+                        for alt in column_alternatives(&q, i, tables, facts, &aliases, rng) {
                             push(NeighborKind::Column, replace(i, &alt), hard);
                         }
                     }
@@ -543,7 +572,7 @@ pub fn neighbors(
         })
     });
 
-    count_star_columns(&q, tables, not_null, &aliases, &mut |sql| {
+    count_star_columns(&q, tables, facts, &aliases, &mut |sql| {
         out.push(Neighbor {
             kind: NeighborKind::Column,
             sql,
@@ -688,7 +717,7 @@ const COUNT_COLUMNS: usize = 4;
 fn count_star_columns(
     q: &Query,
     tables: &TableColumns,
-    not_null: &NotNull,
+    facts: &ColumnFacts,
     aliases: &HashMap<String, usize>,
     push: &mut dyn FnMut(String),
 ) {
@@ -718,7 +747,7 @@ fn count_star_columns(
                     break;
                 }
                 if !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
-                    || is_not_null(not_null, k, c, tables)
+                    || facts.is_not_null(k, c, tables)
                     || rejected.contains(&match qualifier.get(&k) {
                         Some(a) => format!("{a}.{}", c.to_lowercase()),
                         None => c.to_lowercase(),
@@ -822,7 +851,7 @@ fn column_alternatives(
     q: &Query,
     i: usize,
     tables: &TableColumns,
-    not_null: &NotNull,
+    facts: &ColumnFacts,
     aliases: &HashMap<String, usize>,
     rng: &mut fastrand::Rng,
 ) -> Vec<String> {
@@ -868,13 +897,23 @@ fn column_alternatives(
         None => c.to_lowercase(),
     };
     let never_null =
-        |k: usize, c: &str| is_not_null(not_null, k, c, tables) || rejected.contains(&key(c));
+        |k: usize, c: &str| facts.is_not_null(k, c, tables) || rejected.contains(&key(c));
     let counts_rows =
         in_count && !owners.is_empty() && owners.iter().all(|&k| never_null(k, &name));
+    let in_group_by = arg_start >= 2
+        && q.toks[arg_start - 2].is_word("group")
+        && q.toks[arg_start - 1].is_word("by");
+    let groups_rows = in_group_by
+        && !owners.is_empty()
+        && owners
+            .iter()
+            .all(|&k| facts.identifies_rows(k, &name, tables));
     let mut family: Vec<String> = Vec::new();
     for k in owners {
         for c in &tables[k].1 {
-            if counts_rows && never_null(k, c) {
+            if (counts_rows && never_null(k, c))
+                || (groups_rows && facts.identifies_rows(k, c, tables))
+            {
                 continue;
             }
             if c.to_lowercase() != name && !family.iter().any(|f| f.eq_ignore_ascii_case(c)) {
@@ -1126,12 +1165,55 @@ mod tests {
     }
 
     fn gen(sql: &str) -> Vec<Neighbor> {
-        neighbors(sql, &tables(), &[], &mut fastrand::Rng::with_seed(7))
+        neighbors(
+            sql,
+            &tables(),
+            &ColumnFacts::default(),
+            &mut fastrand::Rng::with_seed(7),
+        )
     }
 
     fn has(ns: &[Neighbor], kind: NeighborKind, sql: &str) -> bool {
         ns.iter()
             .any(|n| n.kind == kind && normalize(&n.sql) == normalize(sql))
+    }
+
+    #[test]
+    fn equality_becomes_a_substring_or_prefix_match() {
+        let ns = gen("SELECT name FROM singer WHERE country = 'France'");
+        assert!(has(
+            &ns,
+            NeighborKind::LikePattern,
+            "SELECT name FROM singer WHERE country LIKE '%France%'"
+        ));
+        assert!(has(
+            &ns,
+            NeighborKind::LikePattern,
+            "SELECT name FROM singer WHERE country LIKE 'France%'"
+        ));
+    }
+
+    #[test]
+    fn grouping_by_another_identifying_column_is_no_neighbor() {
+        // singer: Singer_ID and Name identify rows (unique, NOT NULL); Age does not.
+        let facts = ColumnFacts {
+            not_null: vec![vec![true, true, true, false], vec![true, true, true]],
+            unique: vec![vec![true, true, false, false], vec![true, false, false]],
+        };
+        let g = "SELECT T1.Name, count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID GROUP BY T1.Singer_ID";
+        let ns = neighbors(g, &tables(), &facts, &mut fastrand::Rng::with_seed(7));
+        let grouped_by = |c: &str| {
+            ns.iter().any(|n| {
+                n.kind == NeighborKind::Column && n.sql.ends_with(&format!("GROUP BY T1. {c}"))
+            })
+        };
+        assert!(!grouped_by("Name"), "the same groups");
+        assert!(grouped_by("Age"), "other groups");
+        // Without the facts, Name is a neighbor like any column.
+        let ns = gen(g);
+        assert!(ns
+            .iter()
+            .any(|n| n.kind == NeighborKind::Column && n.sql.ends_with("GROUP BY T1. Name")));
     }
 
     #[test]

@@ -8,8 +8,9 @@ use std::path::Path;
 use rusqlite::types::Value;
 use rusqlite::Connection;
 
+use super::constraints::{Case, Chars, ColumnRules};
 use super::neighbors::random_word;
-use super::schema::{ColumnKind, SuiteSchema};
+use super::schema::{Column, ColumnKind, SuiteSchema};
 use super::tokens::{tokenize, TokenKind};
 use super::SuiteError;
 
@@ -25,6 +26,13 @@ pub struct Constants {
     /// turn, so that two conditions on the same column (two joined copies of a table, `IN`,
     /// `OR`) can both hold.
     focus_exact: HashMap<String, Vec<Value>>,
+    /// Every gold's constants exactly as written, by column: an enumerated column admits them.
+    exact_by_column: HashMap<String, Vec<Value>>,
+    /// The golds' string constants by their lower-case form, spelled as the first gold writes
+    /// them: a column whose values never differ only in case takes this spelling.
+    spellings: HashMap<String, String>,
+    /// The focused gold's own spellings: they win over the others in its databases.
+    focus_spellings: HashMap<String, String>,
     numbers: Vec<Value>,
     strings: Vec<Value>,
     /// The largest `COUNT(…) op N` threshold (N ≤ [`MAX_THRESHOLD`]) of the golds: databases
@@ -99,6 +107,17 @@ impl Constants {
                     .rev()
                     .find(|w| w.kind == TokenKind::Word && columns.contains(&w.lower()))
                     .map(|w| w.lower());
+                let text = t.string_content();
+                if let Some(core) = text.as_ref().map(|s| s.replace('%', "")) {
+                    c.spellings.entry(core.to_lowercase()).or_insert(core);
+                }
+                let pattern = text.is_some_and(|s| s.contains('%'));
+                if let (Some(col), Some(exact), false) = (&column, variants.first(), pattern) {
+                    c.exact_by_column
+                        .entry(col.clone())
+                        .or_default()
+                        .push(exact.clone());
+                }
                 for v in variants {
                     match v {
                         Value::Text(_) => c.strings.push(v.clone()),
@@ -127,7 +146,11 @@ impl Constants {
                 }
             }
         }
-        for vs in c.by_column.values_mut() {
+        for vs in c
+            .by_column
+            .values_mut()
+            .chain(c.exact_by_column.values_mut())
+        {
             dedup(vs);
         }
         dedup(&mut c.numbers);
@@ -183,6 +206,7 @@ impl Constants {
             })
             .collect();
         c.count_threshold = own.count_threshold;
+        c.focus_spellings = own.spellings;
         c
     }
 }
@@ -196,13 +220,11 @@ fn string_variants(s: String) -> Vec<Value> {
     let core: String = s.replace('%', "");
     let chars: Vec<char> = core.chars().collect();
     let mut out = vec![Value::Text(core.clone())];
-    if s.contains('%') {
-        out.push(Value::Text(format!("a{core}gg")));
-        out.push(Value::Text(format!("{core}x")));
-        out.push(Value::Text(format!("x{core}")));
-    } else {
-        out.push(Value::Text(format!("a{core}gg")));
-    }
+    // Wrapped and extended: a substring or prefix match where the gold wants the value (or
+    // the reverse) shows.
+    out.push(Value::Text(format!("a{core}gg")));
+    out.push(Value::Text(format!("{core}x")));
+    out.push(Value::Text(format!("x{core}")));
     if chars.len() >= 2 {
         out.push(Value::Text(chars[1..].iter().collect()));
         out.push(Value::Text(chars[..chars.len() - 1].iter().collect()));
@@ -216,12 +238,16 @@ fn string_variants(s: String) -> Vec<Value> {
 struct Shape {
     max_rows: usize,
     min_rows: usize,
+    /// Aiming at groups of exactly this size (a gold's `count(…) op N`): referenced tables
+    /// get few rows, the others about N, so that a group can hold N, N ± 1 rows.
+    threshold: Option<usize>,
 }
 
-/// Fills an empty database (`conn`) with random rows for `schema`; everything drawn from `seed`.
-/// With `reversed`, every table's rows are inserted in the opposite order (the same rows; a
-/// query whose result depends on physical row order, e.g. ties under ORDER BY … LIMIT, may
-/// answer differently on the two).
+/// Fills an empty database (`conn`) with random rows for `schema`, within its constraints
+/// (`schema.tables[..].columns[..].rules`, non-empty tables, enforced references); everything
+/// drawn from `seed`. With `reversed`, every table's rows are inserted in the opposite order
+/// (the same rows; a query whose result depends on physical row order, e.g. ties under ORDER
+/// BY … LIMIT, may answer differently on the two).
 pub fn populate(
     conn: &Connection,
     schema: &SuiteSchema,
@@ -242,11 +268,13 @@ pub fn populate(
     let mut shape = Shape {
         max_rows: [2, 3, 5, 8, 12, 20][rng.usize(..6)],
         min_rows: 1,
+        threshold: None,
     };
     if let Some(n) = constants.count_threshold {
         if rng.bool() && n + 2 > shape.max_rows {
             shape.max_rows = n + 2 + rng.usize(..=n / 4 + 2);
             shape.min_rows = n.saturating_sub(2).max(1);
+            shape.threshold = rng.bool().then_some(n);
         }
     }
     // Every column's original values, by whether they are text: a column sometimes borrows
@@ -276,15 +304,17 @@ pub fn populate(
         if table.columns.is_empty() || super::schema::is_internal(&table.name) {
             continue;
         }
-        // A table other tables must reference is never empty.
+        // A table other tables must reference, or one the data never leaves empty, is never
+        // empty.
         let is_parent = schema
             .foreign_keys
             .iter()
-            .any(|f| f.declared && f.parent_table == t && f.table != t);
-        let rows = if rng.u32(..100) < 5 && !is_parent {
-            0
-        } else {
-            rng.usize(shape.min_rows..=shape.max_rows)
+            .any(|f| f.enforced && f.parent_table == t && f.table != t);
+        let rows = match shape.threshold {
+            _ if rng.u32(..100) < 5 && !is_parent && !table.non_empty => 0,
+            Some(_) if is_parent => rng.usize(1..=3),
+            Some(n) => rng.usize(n.saturating_sub(1).max(1)..=n + 1),
+            None => rng.usize(shape.min_rows..=shape.max_rows),
         };
         let pools: Vec<ColumnPool> = table
             .columns
@@ -292,7 +322,25 @@ pub fn populate(
             .map(|c| ColumnPool::new(c, constants, &borrowable, &mut rng))
             .collect();
         let single_key = (table.primary_key.len() == 1).then(|| table.primary_key[0]);
-        let mut used_keys: BTreeSet<String> = BTreeSet::new();
+        let unique: Vec<bool> = (0..table.columns.len())
+            .map(|k| Some(k) == single_key || table.columns[k].rules.is_unique())
+            .collect();
+        let mut used: Vec<BTreeSet<String>> = vec![BTreeSet::new(); table.columns.len()];
+        // A composite key: its combinations taken so far, and the key columns that reference
+        // no other table (redrawn, fresh, when a combination repeats).
+        let composite = table.primary_key.len() > 1;
+        let mut used_keys: BTreeSet<Vec<String>> = BTreeSet::new();
+        let free_key_columns: Vec<usize> = table
+            .primary_key
+            .iter()
+            .copied()
+            .filter(|&k| {
+                !schema
+                    .foreign_keys
+                    .iter()
+                    .any(|f| f.table == t && f.column == k && f.parent_table != t)
+            })
+            .collect();
         let names: Vec<String> = table.columns.iter().map(|c| ident(&c.name)).collect();
         let marks: Vec<&str> = table.columns.iter().map(|_| "?").collect();
         let sql = format!(
@@ -307,7 +355,7 @@ pub fn populate(
         let rotation: Vec<u32> = table.columns.iter().map(|_| rng.u32(..100)).collect();
         let rotation_offset: Vec<usize> = table.columns.iter().map(|_| rng.usize(..8)).collect();
         let mut generated: Vec<(Vec<Value>, bool)> = Vec::with_capacity(rows);
-        for r in 0..rows {
+        'rows: for r in 0..rows {
             let witness_row = r < witness_rows;
             let mut row: Vec<Value> = Vec::with_capacity(table.columns.len());
             for (k, col) in table.columns.iter().enumerate() {
@@ -325,57 +373,104 @@ pub fn populate(
                     .focus_exact
                     .get(&col.name.to_lowercase())
                     .filter(|_| witness_row && !rotation.is_empty());
-                let declared = fk.is_some_and(|f| f.declared);
-                let mut v = match (witness_row, focus, parent_witnesses, parents) {
-                    (true, _, Some(w), _) if declared => w[rng.usize(..w.len())].clone(),
-                    (true, _, _, _) if exact.is_some() && !declared && rotation[k] < 60 => {
+                let enforced = fk.is_some_and(|f| f.enforced);
+                let pool = &pools[k];
+                let v = match (witness_row, focus, parent_witnesses, parents) {
+                    (true, _, Some(w), _) if enforced => Some(w[rng.usize(..w.len())].clone()),
+                    (true, _, _, _) if exact.is_some() && !enforced && rotation[k] < 60 => {
                         let e = exact.map_or(&[][..], |e| &e[..]);
-                        e[(rotation_offset[k] + r) % e.len()].clone()
+                        pool.admit(e[(rotation_offset[k] + r) % e.len()].clone(), true)
                     }
-                    (true, Some(f), _, _) if !f.is_empty() && !declared => {
-                        f[rng.usize(..f.len())].clone()
+                    (true, Some(f), _, _) if !f.is_empty() && !enforced => {
+                        pool.admit(f[rng.usize(..f.len())].clone(), true)
                     }
-                    (true, _, Some(w), _) => w[rng.usize(..w.len())].clone(),
-                    (_, _, _, Some(p)) if !p.is_empty() && (declared || rng.u32(..100) < 90) => {
-                        p[rng.usize(..p.len())].clone()
+                    (true, _, Some(w), _) => Some(w[rng.usize(..w.len())].clone()),
+                    (_, _, _, Some(p)) if !p.is_empty() && (enforced || rng.u32(..100) < 90) => {
+                        Some(p[rng.usize(..p.len())].clone())
                     }
-                    _ => pools[k].draw(col.kind, &mut rng),
+                    _ => None,
                 };
-                if Some(k) == single_key {
+                let mut v = v.unwrap_or_else(|| pool.draw(&mut rng));
+                let nullable = !is_key && !col.not_null && !col.rules.is_not_null();
+                if nullable && rng.u32(..100) < pool.null_percent {
+                    v = Value::Null;
+                } else if unique[k] {
                     let mut tries = 0;
-                    while used_keys.contains(&key_text(&v)) && tries < 20 {
+                    while used[k].contains(&key_text(&v)) && tries < 20 {
                         v = match parents {
-                            Some(p) if !p.is_empty() && tries < 10 => {
+                            Some(p) if !p.is_empty() && (tries < 10 || enforced) => {
                                 p[rng.usize(..p.len())].clone()
                             }
-                            // A declared reference never dangles: the row is refused as a
-                            // duplicate key instead.
-                            Some(p) if !p.is_empty() && declared => p[rng.usize(..p.len())].clone(),
-                            _ => pools[k].fresh(col.kind, &mut rng),
+                            _ => pool.fresh(&mut rng),
                         };
                         tries += 1;
                     }
-                    used_keys.insert(key_text(&v));
-                } else if !is_key && !col.not_null && rng.u32(..100) < pools[k].null_percent {
-                    v = Value::Null;
+                    // A value that cannot be made unique (a reference with every parent
+                    // taken, an exhausted enumeration): the row is left out, as the
+                    // database would refuse a duplicate key.
+                    if !used[k].insert(key_text(&v)) {
+                        continue 'rows;
+                    }
                 }
                 row.push(v);
+            }
+            if composite {
+                let key = |row: &[Value]| -> Vec<String> {
+                    table
+                        .primary_key
+                        .iter()
+                        .map(|&k| key_text(&row[k]))
+                        .collect()
+                };
+                let mut tries = 0;
+                while used_keys.contains(&key(&row)) && !free_key_columns.is_empty() && tries < 10 {
+                    let k = free_key_columns[rng.usize(..free_key_columns.len())];
+                    row[k] = pools[k].fresh(&mut rng);
+                    tries += 1;
+                }
+                if !used_keys.insert(key(&row)) {
+                    continue;
+                }
             }
             generated.push((row, witness_row));
         }
         if reversed {
             generated.reverse();
         }
+        let mut inserted = 0;
         for (row, witness_row) in generated {
             // A row the table's declared constraints refuse (a text value for an INTEGER
             // PRIMARY KEY, say) is left out, like a duplicate key.
             match stmt.execute(rusqlite::params_from_iter(row.iter())) {
-                Ok(_) if witness_row => {
+                Ok(n) if witness_row => {
+                    inserted += n;
                     for (k, v) in row.into_iter().enumerate() {
                         witnesses.entry((t, k)).or_default().push(v);
                     }
                 }
-                Ok(_) => {}
+                Ok(n) => inserted += n,
+                Err(rusqlite::Error::SqliteFailure(..)) => {}
+                Err(e) => return Err(err(e)),
+            }
+        }
+        // A table that must not be empty and lost every row: one row of plain random values
+        // (references taken from the parent).
+        let mut tries = 0;
+        while inserted == 0 && rows > 0 && tries < 10 {
+            tries += 1;
+            let row: Vec<Value> = (0..table.columns.len())
+                .map(|k| {
+                    let parent = schema
+                        .foreign_keys
+                        .iter()
+                        .find(|f| f.table == t && f.column == k && f.parent_table != t)
+                        .and_then(|f| stored.get(&(f.parent_table, f.parent_column)))
+                        .and_then(|p| pick(p, &mut rng));
+                    parent.unwrap_or_else(|| pools[k].random(&mut rng))
+                })
+                .collect();
+            match stmt.execute(rusqlite::params_from_iter(row.iter())) {
+                Ok(n) => inserted += n,
                 Err(rusqlite::Error::SqliteFailure(..)) => {}
                 Err(e) => return Err(err(e)),
             }
@@ -462,10 +557,18 @@ fn key_text(v: &Value) -> String {
     }
 }
 
-/// A column's values in one database: a few candidates, so rows repeat them.
-struct ColumnPool {
+/// A column's values in one database: a few candidates, so rows repeat them, every one within
+/// the column's rules.
+struct ColumnPool<'a> {
+    column: &'a Column,
     values: Vec<Value>,
-    original: Vec<Value>,
+    /// The enumeration the column is limited to (with the golds' constants for it), if any.
+    enumeration: Option<Vec<Value>>,
+    /// The golds' constants (their spellings, for columns whose values never differ only in
+    /// case).
+    constants: &'a Constants,
+    /// Holds numbers (declared so, or only numbers in the original).
+    numeric: bool,
     null_percent: u32,
 }
 
@@ -473,10 +576,10 @@ fn pick<T: Clone>(from: &[T], rng: &mut fastrand::Rng) -> Option<T> {
     (!from.is_empty()).then(|| from[rng.usize(..from.len())].clone())
 }
 
-impl ColumnPool {
+impl<'a> ColumnPool<'a> {
     fn new(
-        col: &super::schema::Column,
-        constants: &Constants,
+        col: &'a Column,
+        constants: &'a Constants,
         borrowable: &[Vec<&Value>; 2],
         rng: &mut fastrand::Rng,
     ) -> Self {
@@ -491,52 +594,241 @@ impl ColumnPool {
             &constants.numbers
         };
         let borrow = &borrowable[usize::from(text)];
+        let enumeration = col.rules.enumeration().map(|mut vs| {
+            for v in constants.exact_by_column.get(&name).unwrap_or(&empty) {
+                if !vs.contains(v) {
+                    vs.push(v.clone());
+                }
+            }
+            vs
+        });
         let mut pool = ColumnPool {
+            column: col,
             values: Vec::new(),
-            original: col.original.clone(),
+            enumeration,
+            constants,
+            numeric: matches!(
+                col.kind,
+                ColumnKind::Int | ColumnKind::Real | ColumnKind::Bool
+            ) || col.rules.integer.is_some(),
             null_percent: if rng.u32(..100) < 70 { 0 } else { 15 },
         };
         let size = 1 + rng.usize(..6);
         for _ in 0..size {
             let r = rng.u32(..100);
-            let v = match r {
-                0..=49 => pick(focus, rng),
-                50..=59 => pick(targeted, rng),
-                60..=79 => pick(&pool.original, rng),
-                80..=84 => pick(borrow, rng).cloned(),
-                85..=89 => pick(globals, rng),
-                _ => None,
+            let (v, from_golds) = match r {
+                0..=49 => (pick(focus, rng), true),
+                50..=59 => (pick(targeted, rng), true),
+                60..=79 => (pick(&col.original, rng), false),
+                80..=84 => (pick(borrow, rng).cloned(), false),
+                85..=89 => (pick(globals, rng), false),
+                _ => (None, false),
             };
             let v = v
-                .or_else(|| pick(&pool.original, rng))
-                .unwrap_or_else(|| random_value(col.kind, rng));
+                .and_then(|v| pool.admit(v, from_golds))
+                .or_else(|| pick(&col.original, rng).and_then(|v| pool.admit(v, false)))
+                .unwrap_or_else(|| pool.random(rng));
             pool.values.push(v);
         }
         pool
     }
 
-    fn draw(&self, kind: ColumnKind, rng: &mut fastrand::Rng) -> Value {
-        if self.values.is_empty() {
-            return random_value(kind, rng);
+    fn draw(&self, rng: &mut fastrand::Rng) -> Value {
+        match pick(&self.values, rng) {
+            Some(v) => v,
+            None => self.random(rng),
         }
-        self.values[rng.usize(..self.values.len())].clone()
     }
 
-    /// A value outside the pool, for unique keys.
-    fn fresh(&self, kind: ColumnKind, rng: &mut fastrand::Rng) -> Value {
-        if !self.original.is_empty() && rng.bool() {
-            return self.original[rng.usize(..self.original.len())].clone();
+    /// A value outside the pool, for unique columns.
+    fn fresh(&self, rng: &mut fastrand::Rng) -> Value {
+        if rng.bool() {
+            if let Some(v) = pick(&self.column.original, rng).and_then(|v| self.admit(v, false)) {
+                return v;
+            }
         }
-        match kind {
-            ColumnKind::Int | ColumnKind::Bool => Value::Integer(rng.i64(0..10_000)),
-            _ => random_value(kind, rng),
+        match (self.column.kind, &self.enumeration) {
+            (ColumnKind::Int | ColumnKind::Bool, None)
+                if self.column.rules.min.is_none() && self.column.rules.max.is_none() =>
+            {
+                Value::Integer(rng.i64(0..10_000))
+            }
+            _ => self.random(rng),
         }
+    }
+
+    /// `v` made to fit the column's rules, or `None` where it cannot (not in the date format;
+    /// outside an enumeration, unless it comes from the golds: their constants and close
+    /// variants still go in; text in a numeric column). A column whose values never differ only
+    /// in letter case holds one spelling of a word per database: the original data's, else the
+    /// focused gold's, else the first gold's that writes it (a gold that spells a value
+    /// otherwise than the data never matches it, as on the original); other values take the
+    /// column's letter case.
+    fn admit(&self, v: Value, from_golds: bool) -> Option<Value> {
+        let rules = &self.column.rules;
+        let Value::Text(s) = v else {
+            return (from_golds || within_range(&v, rules)).then_some(v);
+        };
+        if self.numeric {
+            // A number written as a string (`Population = "80000"`) is stored as the number,
+            // as the column's affinity would; other text (a gold's string for a same-named
+            // text column elsewhere) does not go in.
+            let number = s
+                .trim()
+                .parse::<i64>()
+                .map(Value::Integer)
+                .or_else(|_| s.trim().parse::<f64>().map(Value::Real))
+                .ok()?;
+            return (from_golds || within_range(&number, rules)).then_some(number);
+        }
+        if let (Some(allowed), false) = (&self.enumeration, from_golds) {
+            if !allowed
+                .iter()
+                .any(|a| matches!(a, Value::Text(t) if *t == s))
+            {
+                return None;
+            }
+        }
+        if let Some(format) = &rules.format {
+            return matches_format(&s, format).then_some(Value::Text(s));
+        }
+        let folded = s.to_lowercase();
+        if rules.is_case_distinct() {
+            let original = || {
+                self.column.original.iter().find_map(|o| match o {
+                    Value::Text(o) if o.to_lowercase() == folded => Some(o.clone()),
+                    _ => None,
+                })
+            };
+            let spelled = original()
+                .or_else(|| self.constants.focus_spellings.get(&folded).cloned())
+                .or_else(|| self.constants.spellings.get(&folded).cloned());
+            if let Some(spelled) = spelled {
+                return Some(Value::Text(spelled));
+            }
+        } else if self.constants.spellings.contains_key(&folded) {
+            return Some(Value::Text(s));
+        }
+        Some(Value::Text(match rules.case {
+            Some(Case::Lower) => s.to_lowercase(),
+            Some(Case::Upper) => s.to_uppercase(),
+            Some(Case::Capitalized) => capitalize(&s),
+            _ => s,
+        }))
+    }
+
+    /// A random value within the column's rules.
+    fn random(&self, rng: &mut fastrand::Rng) -> Value {
+        if let Some(v) = self.enumeration.as_deref().and_then(|e| pick(e, rng)) {
+            return self.admit(v.clone(), true).unwrap_or(v);
+        }
+        let v = random_value(self.column, rng);
+        self.admit(v.clone(), false).unwrap_or(v)
     }
 }
 
-/// A uniform random value of the column's kind; small ranges so ties and duplicates occur.
-fn random_value(kind: ColumnKind, rng: &mut fastrand::Rng) -> Value {
-    match kind {
+/// A number within the column's range and integrality (when it has them).
+fn within_range(v: &Value, rules: &ColumnRules) -> bool {
+    let x = match v {
+        Value::Integer(n) => *n as f64,
+        Value::Real(x) => *x,
+        _ => return true,
+    };
+    number(rules.min.as_ref()).is_none_or(|lo| x >= lo)
+        && number(rules.max.as_ref()).is_none_or(|hi| x <= hi)
+        && (rules.integer != Some(true) || x.fract() == 0.0)
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Does `s` have the layout of `format` (`%Y` four digits, `%m %d %H %M %S` two, the rest as
+/// written)?
+fn matches_format(s: &str, format: &str) -> bool {
+    let mut text = s.chars();
+    let mut spec = format.chars();
+    while let Some(f) = spec.next() {
+        let digits = match f {
+            '%' => match spec.next() {
+                Some('Y') => 4,
+                Some('m' | 'd' | 'H' | 'M' | 'S') => 2,
+                _ => return false,
+            },
+            literal => {
+                if text.next() != Some(literal) {
+                    return false;
+                }
+                continue;
+            }
+        };
+        for _ in 0..digits {
+            if !text.next().is_some_and(|c| c.is_ascii_digit()) {
+                return false;
+            }
+        }
+    }
+    text.next().is_none()
+}
+
+/// The first run of four digits of a date, as a year.
+fn year_of(v: Option<&toml::Value>) -> Option<u32> {
+    let s = v?.as_str()?;
+    let b = s.as_bytes();
+    (0..b.len().saturating_sub(3))
+        .find(|&i| b[i..i + 4].iter().all(u8::is_ascii_digit))
+        .and_then(|i| s[i..i + 4].parse().ok())
+}
+
+/// A random date in `format` with a year in `[from, to]`.
+fn random_date(format: &str, from: u32, to: u32, rng: &mut fastrand::Rng) -> String {
+    let (from, to) = (from.min(to), from.max(to));
+    format
+        .replace("%Y", &format!("{:04}", rng.u32(from..=to)))
+        .replace("%m", &format!("{:02}", rng.u32(1..=12)))
+        .replace("%d", &format!("{:02}", rng.u32(1..=28)))
+        .replace("%H", &format!("{:02}", rng.u32(..24)))
+        .replace("%M", &format!("{:02}", rng.u32(..60)))
+        .replace("%S", &format!("{:02}", rng.u32(..60)))
+}
+
+fn number(v: Option<&toml::Value>) -> Option<f64> {
+    match v? {
+        toml::Value::Integer(n) => Some(*n as f64),
+        toml::Value::Float(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// A random value of the column's kind, within its range, length, characters and date format
+/// when it has them; small ranges otherwise, so ties and duplicates occur.
+fn random_value(col: &Column, rng: &mut fastrand::Rng) -> Value {
+    let rules = &col.rules;
+    if let (Some(lo), Some(hi)) = (number(rules.min.as_ref()), number(rules.max.as_ref())) {
+        let (lo, hi) = (lo.min(hi), lo.max(hi));
+        if rules.integer == Some(true) || col.kind == ColumnKind::Int {
+            let from = lo.ceil() as i64;
+            let v = rng.i64(from..=(hi.floor() as i64).max(from));
+            return if col.kind == ColumnKind::Real {
+                Value::Real(v as f64)
+            } else {
+                Value::Integer(v)
+            };
+        }
+        let scale = 10f64.powi(rules.decimals.unwrap_or(1) as i32);
+        let x = lo + rng.f64() * (hi - lo);
+        return Value::Real(((x * scale).round() / scale).clamp(lo, hi));
+    }
+    if let Some(format) = &rules.format {
+        let from = year_of(rules.min.as_ref()).unwrap_or(1970);
+        let to = year_of(rules.max.as_ref()).unwrap_or(2025);
+        return Value::Text(random_date(format, from, to, rng));
+    }
+    match col.kind {
         ColumnKind::Int => Value::Integer(match rng.u32(..3) {
             0 => rng.i64(0..=10),
             1 => rng.i64(0..=100),
@@ -544,10 +836,26 @@ fn random_value(kind: ColumnKind, rng: &mut fastrand::Rng) -> Value {
         }),
         ColumnKind::Real => Value::Real((rng.f64() * 1000.0).round() / 10.0),
         ColumnKind::Bool => Value::Integer(rng.i64(0..=1)),
-        ColumnKind::Text => Value::Text({
-            let len = 1 + rng.usize(..8);
-            random_word(rng, len)
-        }),
+        ColumnKind::Text => {
+            let [lo, hi] = rules.length.unwrap_or([1, 8]);
+            let lo = lo.clamp(1, 12) as usize;
+            let hi = (hi as usize).clamp(lo, lo + 12);
+            let len = rng.usize(lo..=hi);
+            let word: String = match rules.chars {
+                Some(Chars::Digits) => (0..len).map(|_| rng.digit(10)).collect(),
+                Some(Chars::Alphanumeric) => (0..len)
+                    .map(|_| {
+                        if rng.u32(..4) == 0 {
+                            rng.digit(10)
+                        } else {
+                            rng.lowercase()
+                        }
+                    })
+                    .collect(),
+                _ => random_word(rng, len),
+            };
+            Value::Text(word)
+        }
         ColumnKind::Time => {
             let date = format!(
                 "{:04}-{:02}-{:02}",
@@ -580,6 +888,7 @@ mod tests {
             kind,
             original: Vec::new(),
             not_null: false,
+            rules: Default::default(),
         };
         SuiteSchema {
             db_id: "t".into(),
@@ -588,11 +897,13 @@ mod tests {
                     name: "parent".into(),
                     columns: vec![col("id", ColumnKind::Int), col("name", ColumnKind::Text)],
                     primary_key: vec![0],
+                    non_empty: false,
                 },
                 Table {
                     name: "child".into(),
                     columns: vec![col("pid", ColumnKind::Int), col("at", ColumnKind::Time)],
                     primary_key: vec![],
+                    non_empty: false,
                 },
             ],
             foreign_keys: vec![ForeignKey {
@@ -600,7 +911,8 @@ mod tests {
                 column: 0,
                 parent_table: 0,
                 parent_column: 0,
-                declared: true,
+                source: crate::test_suite::constraints::Source::Declared,
+                enforced: true,
             }],
             ddl: vec![
                 "CREATE TABLE parent (id INTEGER, name TEXT)".into(),
@@ -626,6 +938,70 @@ mod tests {
             out.extend(rows.map(Result::unwrap));
         }
         out
+    }
+
+    fn count(conn: &Connection, sql: &str) -> i64 {
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn generated_within_the_constraints() {
+        let (_dir, schema, _) = crate::test_suite::constraints::tests::example();
+        let golds = crate::test_suite::constraints::tests::GOLDS;
+        let all = Constants::from_golds(golds.iter().copied(), &schema);
+        let mut saw = (false, false, false);
+        for seed in 0..60 {
+            let focus = golds[seed as usize % golds.len()];
+            let c = all.focused_on(focus, &schema);
+            let db = in_memory(&schema, &c, seed).unwrap();
+            let n = |sql: &str| count(&db, sql);
+            assert_eq!(
+                n("SELECT count(*) FROM owner WHERE city IS NULL"),
+                0,
+                "NOT NULL"
+            );
+            assert_eq!(n("SELECT count(*) FROM pet WHERE owner_id IS NULL"), 0);
+            assert_eq!(
+                n("SELECT count(name) - count(DISTINCT name) FROM owner"),
+                0,
+                "unique"
+            );
+            assert_eq!(
+                n("SELECT count(*) FROM pet WHERE owner_id NOT IN (SELECT id FROM owner)"),
+                0,
+                "references never dangle"
+            );
+            assert!(n("SELECT count(*) FROM pet") > 0, "non-empty");
+            assert_eq!(
+                n("SELECT count(DISTINCT city) - count(DISTINCT lower(city)) FROM owner"),
+                0,
+                "one spelling per word"
+            );
+            assert_eq!(
+                n("SELECT count(*) FROM owner WHERE NOT joined GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'"),
+                0,
+                "date format"
+            );
+            assert_eq!(
+                n("SELECT count(*) FROM pet WHERE kind NOT IN ('cat', 'dog', 'acatgg', 'catx', 'xcat', 'ca', 'at', 'CAT')"),
+                0,
+                "the enumeration, and the gold's constant with its close variants"
+            );
+            assert_eq!(
+                n("SELECT count(*) FROM pet WHERE age < 3 OR age > 8"),
+                0,
+                "range"
+            );
+            assert_eq!(n("SELECT count(*) FROM owner WHERE city = 'paris'"), 0);
+            saw.0 |= n("SELECT count(*) FROM owner WHERE city = 'lyon'") > 0;
+            saw.1 |= n("SELECT count(*) FROM owner WHERE city = 'Lyon'") > 0;
+            saw.2 |= n("SELECT count(*) FROM pet WHERE kind NOT IN ('cat', 'dog')") > 0;
+        }
+        // The data spells 'Paris': a gold's 'paris' never matches, as on the original. A word
+        // the data lacks is spelled as the focused gold writes it ('lyon'), else as the first
+        // gold does ('Lyon'), never both ways in one database (checked above).
+        assert!(saw.0 && saw.1, "{saw:?}");
+        assert!(saw.2, "close variants of the gold's constants go in");
     }
 
     #[test]

@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::constraints::Constraints;
 use super::distill::{GoldOutcome, SchemaOutcome};
 use super::neighbors::{Hardness, Neighbor};
+use super::probes::Probe;
 
 /// Report of one gold.
 #[derive(Debug, Clone, Serialize)]
@@ -22,6 +24,9 @@ pub struct GoldReport {
     pub valid: usize,
     pub distinguished: usize,
     pub undistinguished: Vec<Neighbor>,
+    /// Probes run on the gold, and those no suite database satisfies.
+    pub probes: usize,
+    pub unsatisfied_probes: Vec<Probe>,
     pub suite_size: usize,
     /// False iff some undistinguished neighbor is of a known-hard kind (many WHERE conjuncts,
     /// a `COUNT(…) op N` threshold): then the suite may accept a wrong prediction of that kind.
@@ -29,6 +34,10 @@ pub struct GoldReport {
     pub reliable: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gold_error: Option<String>,
+    /// Comparisons natural data never satisfies: the gold's neighbors were told apart on the
+    /// original database only.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmatched_constants: Vec<String>,
 }
 
 /// Report of one schema.
@@ -46,6 +55,10 @@ pub struct SchemaReport {
     pub seconds: f64,
     pub neighbors: usize,
     pub distinguished: usize,
+    /// How many rules of each kind the random databases were generated within …
+    pub constraint_counts: BTreeMap<&'static str, usize>,
+    /// … and the rules themselves (also written as the suite's `constraints.toml`).
+    pub constraints: Constraints,
 }
 
 /// The whole run.
@@ -67,6 +80,13 @@ pub struct Totals {
     pub neighbors: usize,
     pub distinguished: usize,
     pub distinguished_fraction: f64,
+    /// Golds with a comparison natural data never satisfies, their neighbors and how many of
+    /// those the original database tells apart …
+    pub unmatched_golds: usize,
+    pub unmatched_neighbors: usize,
+    pub unmatched_distinguished: usize,
+    /// … and the fraction distinguished over the other golds' neighbors.
+    pub distinguished_fraction_matched: f64,
     pub undistinguished_by_kind: BTreeMap<String, usize>,
     pub undistinguished_hard: usize,
     pub unreliable_golds: usize,
@@ -74,6 +94,10 @@ pub struct Totals {
     pub databases_sampled: usize,
     pub suite_databases: usize,
     pub bytes: u64,
+    /// Rules of each kind over all schemas.
+    pub constraint_counts: BTreeMap<&'static str, usize>,
+    /// Per probe kind: (probes, satisfied by some suite database).
+    pub probes: BTreeMap<&'static str, (usize, usize)>,
 }
 
 fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
@@ -92,9 +116,17 @@ fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
         valid: o.neighbors.len(),
         distinguished: o.neighbors.len() - undistinguished.len(),
         reliable: !undistinguished.iter().any(|n| n.hard.is_some()),
+        probes: o.probes.len(),
+        unsatisfied_probes: o
+            .probes
+            .iter()
+            .filter(|p| p.satisfied_by.is_none())
+            .map(|p| p.probe.clone())
+            .collect(),
         undistinguished,
         suite_size,
         gold_error: o.gold_error.clone(),
+        unmatched_constants: o.unmatched_constants.clone(),
     }
 }
 
@@ -134,6 +166,8 @@ impl Report {
                     seconds: s.seconds,
                     neighbors,
                     distinguished,
+                    constraint_counts: s.constraints.counts(),
+                    constraints: s.constraints.clone(),
                 }
             })
             .collect();
@@ -145,15 +179,33 @@ impl Report {
             *by_kind.entry(n.kind.as_str().to_owned()).or_insert(0) += 1;
             hard += usize::from(n.hard.is_some());
         }
+        let fraction = |d: usize, n: usize| if n == 0 { 1.0 } else { d as f64 / n as f64 };
+        let unmatched: Vec<&GoldReport> = golds
+            .iter()
+            .filter(|g| !g.unmatched_constants.is_empty())
+            .collect();
+        let unmatched_neighbors: usize = unmatched.iter().map(|g| g.valid).sum();
+        let unmatched_distinguished: usize = unmatched.iter().map(|g| g.distinguished).sum();
+        let mut probes: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
+        for o in schemas.iter().flat_map(|s| &s.golds) {
+            for p in &o.probes {
+                let e = probes.entry(p.probe.kind.as_str()).or_default();
+                e.0 += 1;
+                e.1 += usize::from(p.satisfied_by.is_some());
+            }
+        }
         let totals = Totals {
             golds: golds.len(),
             neighbors,
             distinguished,
-            distinguished_fraction: if neighbors == 0 {
-                1.0
-            } else {
-                distinguished as f64 / neighbors as f64
-            },
+            distinguished_fraction: fraction(distinguished, neighbors),
+            unmatched_golds: unmatched.len(),
+            unmatched_neighbors,
+            unmatched_distinguished,
+            distinguished_fraction_matched: fraction(
+                distinguished - unmatched_distinguished,
+                neighbors - unmatched_neighbors,
+            ),
             undistinguished_by_kind: by_kind,
             undistinguished_hard: hard,
             unreliable_golds: golds.iter().filter(|g| !g.reliable).count(),
@@ -161,6 +213,14 @@ impl Report {
             databases_sampled: schema_reports.iter().map(|s| s.sampled).sum(),
             suite_databases: schema_reports.iter().map(|s| s.suite_size).sum(),
             bytes: schema_reports.iter().map(|s| s.bytes).sum(),
+            probes,
+            constraint_counts: schema_reports
+                .iter()
+                .flat_map(|s| &s.constraint_counts)
+                .fold(BTreeMap::new(), |mut all, (k, n)| {
+                    *all.entry(*k).or_insert(0) += n;
+                    all
+                }),
         };
         Report {
             seed,
@@ -216,6 +276,39 @@ impl Report {
             self.max_databases,
             if self.plug_value { ", plug_value" } else { "" }
         ));
+        if t.unmatched_golds > 0 {
+            s.push_str(&format!(
+                "{} golds compare with a constant natural data never holds (spelled otherwise \
+                 in the data; see report.json): their {} neighbors were told apart on the \
+                 original only ({} distinguished); over the other golds' neighbors: {:.3}%\n",
+                t.unmatched_golds,
+                t.unmatched_neighbors,
+                t.unmatched_distinguished,
+                100.0 * t.distinguished_fraction_matched
+            ));
+        }
+        if !t.constraint_counts.is_empty() {
+            let rules: Vec<String> = t
+                .constraint_counts
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            s.push_str(&format!(
+                "generated within constraints (each suite's constraints.toml): {}\n",
+                rules.join(", ")
+            ));
+        }
+        if !t.probes.is_empty() {
+            let kinds: Vec<String> = t
+                .probes
+                .iter()
+                .map(|(k, (n, ok))| format!("{k} {ok} of {n}"))
+                .collect();
+            s.push_str(&format!(
+                "probes satisfied (where natural data allows): {}\n",
+                kinds.join(", ")
+            ));
+        }
         if !t.undistinguished_by_kind.is_empty() {
             let kinds: Vec<String> = t
                 .undistinguished_by_kind

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::constraints::{ColumnRules, Constraints, Source};
+use super::neighbors::ColumnFacts;
 use super::SuiteError;
 
 /// How a column's random values are drawn.
@@ -29,6 +31,8 @@ pub struct Column {
     pub original: Vec<rusqlite::types::Value>,
     /// Declared NOT NULL (or part of the primary key) in the original database.
     pub not_null: bool,
+    /// What generated values must respect ([`SuiteSchema::with_constraints`]).
+    pub rules: ColumnRules,
 }
 
 #[derive(Debug, Clone)]
@@ -37,6 +41,8 @@ pub struct Table {
     pub columns: Vec<Column>,
     /// Positions of the primary-key columns.
     pub primary_key: Vec<usize>,
+    /// Generated databases give it at least one row.
+    pub non_empty: bool,
 }
 
 /// A foreign key: (table, column) references (table, column), by position.
@@ -46,9 +52,11 @@ pub struct ForeignKey {
     pub column: usize,
     pub parent_table: usize,
     pub parent_column: usize,
-    /// Declared by the schema (generated data respects it: every non-NULL value references a
-    /// parent row), or only a join some gold makes (references may dangle).
-    pub declared: bool,
+    /// Declared by the schema, a join some gold makes, …
+    pub source: Source,
+    /// Generated data respects it: every non-NULL value references a parent row. Otherwise
+    /// references may dangle (a join the golds make that the original's data does not bear).
+    pub enforced: bool,
 }
 
 /// Everything the generator needs about one schema.
@@ -109,6 +117,7 @@ fn from_raw(r: RawSchema) -> Result<SuiteSchema, SuiteError> {
             name: t.clone(),
             columns: Vec::new(),
             primary_key: Vec::new(),
+            non_empty: false,
         })
         .collect();
     // Global column id → (table, position).
@@ -136,6 +145,7 @@ fn from_raw(r: RawSchema) -> Result<SuiteSchema, SuiteError> {
             kind,
             original: Vec::new(),
             not_null: false,
+            rules: ColumnRules::default(),
         });
     }
     let lookup = |id: usize| position.get(id).copied().flatten();
@@ -165,7 +175,8 @@ fn from_raw(r: RawSchema) -> Result<SuiteSchema, SuiteError> {
                 column,
                 parent_table,
                 parent_column,
-                declared: true,
+                source: Source::Declared,
+                enforced: true,
             })
         })
         .collect();
@@ -397,7 +408,8 @@ impl SuiteSchema {
                     column: child.1,
                     parent_table: parent.0,
                     parent_column: parent.1,
-                    declared: false,
+                    source: Source::Golds,
+                    enforced: false,
                 });
             }
         }
@@ -406,12 +418,95 @@ impl SuiteSchema {
         self
     }
 
-    /// Per table, per column: declared NOT NULL, for neighbor generation.
-    pub fn not_null(&self) -> Vec<Vec<bool>> {
-        self.tables
-            .iter()
-            .map(|t| t.columns.iter().map(|c| c.not_null).collect())
-            .collect()
+    /// Per table, per column: never NULL (declared, or by the constraints) and unique (a
+    /// single-column key, or by the constraints), for neighbor generation.
+    pub fn column_facts(&self) -> ColumnFacts {
+        let per_column = |f: &dyn Fn(&Table, usize, &Column) -> bool| -> Vec<Vec<bool>> {
+            self.tables
+                .iter()
+                .map(|t| {
+                    t.columns
+                        .iter()
+                        .enumerate()
+                        .map(|(k, c)| f(t, k, c))
+                        .collect()
+                })
+                .collect()
+        };
+        ColumnFacts {
+            not_null: per_column(&|t, k, c| {
+                c.not_null || c.rules.is_not_null() || t.primary_key.contains(&k)
+            }),
+            unique: per_column(&|t, k, c| t.primary_key == [k] || c.rules.is_unique()),
+        }
+    }
+
+    /// `(table, column)` positions of `Table.column` (names compared case-insensitively).
+    fn locate(&self, name: &str) -> Option<(usize, usize)> {
+        self.tables.iter().enumerate().find_map(|(ti, t)| {
+            let rest = name
+                .get(..t.name.len())
+                .filter(|p| p.eq_ignore_ascii_case(&t.name))?;
+            let column = name[rest.len()..].strip_prefix('.')?;
+            let ci = t
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(column))?;
+            Some((ti, ci))
+        })
+    }
+
+    /// Generates within `constraints` from now on: column rules, non-empty tables, and which
+    /// references are enforced (a reference the schema does not know yet is added). `origin`
+    /// names the constraints in errors (a table or column they name must exist).
+    pub fn with_constraints(
+        mut self,
+        constraints: &Constraints,
+        origin: &str,
+    ) -> Result<SuiteSchema, SuiteError> {
+        let bad = |message: String| SuiteError::Schema {
+            db_id: self.db_id.clone(),
+            message: format!("{origin}: {message}"),
+        };
+        for (name, rules) in &constraints.tables {
+            let t = self
+                .tables
+                .iter_mut()
+                .find(|t| t.name.eq_ignore_ascii_case(name))
+                .ok_or_else(|| bad(format!("no table {name:?}")))?;
+            t.non_empty = rules.non_empty == Some(true);
+        }
+        for (name, rules) in &constraints.columns {
+            let (t, c) = self
+                .locate(name)
+                .ok_or_else(|| bad(format!("no column {name:?} (write \"Table.column\")")))?;
+            self.tables[t].columns[c].rules = rules.clone();
+        }
+        for r in &constraints.references {
+            let (t, c) = self
+                .locate(&r.from)
+                .ok_or_else(|| bad(format!("reference from {:?}: no such column", r.from)))?;
+            let (pt, pc) = self
+                .locate(&r.to)
+                .ok_or_else(|| bad(format!("reference to {:?}: no such column", r.to)))?;
+            match self
+                .foreign_keys
+                .iter_mut()
+                .find(|f| (f.table, f.column, f.parent_table, f.parent_column) == (t, c, pt, pc))
+            {
+                Some(f) => f.enforced = r.enforce,
+                None => self.foreign_keys.push(ForeignKey {
+                    table: t,
+                    column: c,
+                    parent_table: pt,
+                    parent_column: pc,
+                    source: r.source,
+                    enforced: r.enforce,
+                }),
+            }
+        }
+        self.order = topological_order(&self);
+        Ok(self)
     }
 
     /// Tables and their column names, for neighbor generation.
