@@ -477,7 +477,7 @@ fn dangling(
 /// … or if its name says it identifies something (`name`, `title`, `code`, `…_id`, e-mail and
 /// phone numbers, or the table's own name: `airlines.Airline`; not a person's first, middle or
 /// last name), or if it holds real numbers with fractions (measurements, where ties are
-/// accidents).
+/// accidents), or if a gold ranks by it ([`ranked_by_golds`]).
 fn names_an_identifier(table: &str, column: &str) -> bool {
     let n = column
         .to_ascii_lowercase()
@@ -564,6 +564,67 @@ fn repeated_by_golds<'a>(
     out
 }
 
+/// Columns some gold ranks by — sorts by (`ORDER BY x`) or takes the extreme of (`max(x)`,
+/// `min(x)`) — among the tables it reads: a superlative question presupposes one answer, so
+/// where the original's values are distinct they stay so (no ties at the top). `(table, column)`.
+fn ranked_by_golds<'a>(
+    schema: &SuiteSchema,
+    golds: impl IntoIterator<Item = &'a str>,
+) -> Vec<(usize, usize)> {
+    use super::tokens::{tokenize, TokenKind};
+    let mut out = Vec::new();
+    for gold in golds {
+        let toks = tokenize(gold);
+        let tables: Vec<usize> = toks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i > 0 && (toks[i - 1].is_word("from") || toks[i - 1].is_word("join")))
+            .filter_map(|(_, t)| {
+                schema
+                    .tables
+                    .iter()
+                    .position(|x| x.name.eq_ignore_ascii_case(&t.text))
+            })
+            .collect();
+        let mut ranked = |name: &str| {
+            for &k in &tables {
+                if let Some(c) = schema.tables[k]
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(name))
+                {
+                    if !out.contains(&(k, c)) {
+                        out.push((k, c));
+                    }
+                }
+            }
+        };
+        // The column at token `i`, past a qualifier `T1.`.
+        let column_at = |i: usize| -> Option<&str> {
+            let t = toks.get(i)?;
+            let t = if toks.get(i + 1).is_some_and(|d| d.is_symbol(".")) {
+                toks.get(i + 2)?
+            } else {
+                t
+            };
+            (t.kind == TokenKind::Word).then_some(t.text.as_str())
+        };
+        for i in 0..toks.len() {
+            let after_order_by =
+                i >= 2 && toks[i - 2].is_word("order") && toks[i - 1].is_word("by");
+            let in_extremum = i >= 2
+                && toks[i - 1].is_symbol("(")
+                && (toks[i - 2].is_word("max") || toks[i - 2].is_word("min"));
+            if after_order_by || in_extremum {
+                if let Some(name) = column_at(i) {
+                    ranked(name);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Induces the constraints of `schema` from its keys and declared foreign keys, the joins it
 /// carries from the golds (see [`SuiteSchema::with_joins`]), the golds themselves (a column
 /// they group one table by is not unique) and, when there is one, the original database's
@@ -573,7 +634,9 @@ pub fn induce<'a>(
     original: Option<&Path>,
     golds: impl IntoIterator<Item = &'a str>,
 ) -> Result<Constraints, SuiteError> {
-    let repeated = repeated_by_golds(schema, golds);
+    let golds: Vec<&str> = golds.into_iter().collect();
+    let repeated = repeated_by_golds(schema, golds.iter().copied());
+    let ranked = ranked_by_golds(schema, golds.iter().copied());
     // A column that references another table is many-to-one unless it is its table's key:
     // distinct values in the original are a small table's accident.
     let references = |t: usize, c: usize| {
@@ -646,7 +709,8 @@ pub fn induce<'a>(
             let distinct = s.non_null >= 2 && s.distinct == s.non_null;
             let evidence = s.non_null >= UNIQUE_MIN_ROWS
                 || names_an_identifier(&t.name, &c.name)
-                || (s.fractional > 0 && s.texts == 0);
+                || (s.fractional > 0 && s.texts == 0)
+                || ranked.contains(&(ti, ci));
             r.unique = Some(
                 single_key
                     || (distinct
@@ -873,6 +937,7 @@ pub(crate) mod tests {
         "SELECT name FROM owner WHERE city = 'paris'",
         "SELECT name FROM owner WHERE city = 'Lyon'",
         "SELECT count(*) FROM owner WHERE city = 'lyon'",
+        "SELECT kind FROM pet ORDER BY age DESC LIMIT 1",
     ];
 
     /// The example schema with its original, the golds' joins and the induced constraints.

@@ -101,6 +101,8 @@ pub type TableColumns = [(String, Vec<String>)];
 pub struct ColumnFacts {
     pub not_null: Vec<Vec<bool>>,
     pub unique: Vec<Vec<bool>>,
+    /// Holds numbers that are not keys (amounts a question may total).
+    pub numeric: Vec<Vec<bool>>,
 }
 
 impl ColumnFacts {
@@ -115,6 +117,10 @@ impl ColumnFacts {
 
     fn is_not_null(&self, table: usize, column: &str, tables: &TableColumns) -> bool {
         Self::get(&self.not_null, table, column, tables)
+    }
+
+    fn is_numeric(&self, table: usize, column: &str, tables: &TableColumns) -> bool {
+        Self::get(&self.numeric, table, column, tables)
     }
 
     /// Unique and never NULL: it tells the table's rows apart.
@@ -572,9 +578,9 @@ pub fn neighbors(
         })
     });
 
-    count_star_columns(&q, tables, facts, &aliases, &mut |sql| {
+    count_star_columns(&q, tables, facts, &aliases, &mut |kind, sql| {
         out.push(Neighbor {
-            kind: NeighborKind::Column,
+            kind,
             sql,
             hard: None,
         })
@@ -709,8 +715,10 @@ fn normalize(sql: &str) -> String {
     toks.join(" ")
 }
 
-/// At most this many `count(column)` neighbors per `count(*)`.
+/// At most this many `count(column)` neighbors per `count(*)`, …
 const COUNT_COLUMNS: usize = 4;
+/// … and this many `sum(column)` ones.
+const SUM_COLUMNS: usize = 2;
 
 /// `count(*)` becomes `count(column)` for a few columns of the query's tables: they differ
 /// where the column holds NULLs.
@@ -719,7 +727,7 @@ fn count_star_columns(
     tables: &TableColumns,
     facts: &ColumnFacts,
     aliases: &HashMap<String, usize>,
-    push: &mut dyn FnMut(String),
+    push: &mut dyn FnMut(NeighborKind, String),
 ) {
     let rejected = null_rejected(q);
     let in_query: BTreeSet<usize> = aliases.values().copied().collect();
@@ -741,12 +749,28 @@ fn count_star_columns(
             continue;
         }
         let mut made = 0;
+        let mut summed = 0;
         for &k in &in_query {
             for c in tables[k].1.iter().skip(1) {
-                if made >= COUNT_COLUMNS {
-                    break;
+                let plain = c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+                let col = match qualifier.get(&k) {
+                    Some(a) if in_query.len() > 1 => format!("{a}.{c}"),
+                    _ => c.clone(),
+                };
+                // `count(*)` → `sum(x)` for a numeric column: counting rows where the question
+                // totals an amount (or the reverse).
+                if plain && summed < SUM_COLUMNS && facts.is_numeric(k, c, tables) {
+                    let (from, to) = (q.toks[i].start, q.toks[i + 3].end);
+                    push(
+                        NeighborKind::Aggregation,
+                        splice(q.sql, from, to, &format!("sum({col})")),
+                    );
+                    summed += 1;
                 }
-                if !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+                if made >= COUNT_COLUMNS {
+                    continue;
+                }
+                if !plain
                     || facts.is_not_null(k, c, tables)
                     || rejected.contains(&match qualifier.get(&k) {
                         Some(a) => format!("{a}.{}", c.to_lowercase()),
@@ -756,12 +780,8 @@ fn count_star_columns(
                 {
                     continue;
                 }
-                let col = match qualifier.get(&k) {
-                    Some(a) if in_query.len() > 1 => format!("{a}.{c}"),
-                    _ => c.clone(),
-                };
                 let t = &q.toks[i + 2];
-                push(splice(q.sql, t.start, t.end, &col));
+                push(NeighborKind::Column, splice(q.sql, t.start, t.end, &col));
                 made += 1;
             }
         }
@@ -1199,6 +1219,7 @@ mod tests {
         let facts = ColumnFacts {
             not_null: vec![vec![true, true, true, false], vec![true, true, true]],
             unique: vec![vec![true, true, false, false], vec![true, false, false]],
+            numeric: vec![vec![false, false, true, false], vec![false, false, true]],
         };
         let g = "SELECT T1.Name, count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID GROUP BY T1.Singer_ID";
         let ns = neighbors(g, &tables(), &facts, &mut fastrand::Rng::with_seed(7));
@@ -1209,6 +1230,12 @@ mod tests {
         };
         assert!(!grouped_by("Name"), "the same groups");
         assert!(grouped_by("Age"), "other groups");
+        // count(*) → sum(amount): counting where the question totals, or the reverse.
+        assert!(
+            ns.iter().any(|n| n.kind == NeighborKind::Aggregation
+                && n.sql.to_lowercase().contains("select t1.name, sum(t1.age)")),
+            "{ns:#?}"
+        );
         // Without the facts, Name is a neighbor like any column.
         let ns = gen(g);
         assert!(ns

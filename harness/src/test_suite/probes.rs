@@ -145,6 +145,7 @@ mod tests {
             // t.id and u.t_id never NULL; the others nullable.
             not_null: vec![vec![true, false, false], vec![true, false]],
             unique: vec![vec![true, false, false], vec![false, false]],
+            numeric: Vec::new(),
         }
     }
 

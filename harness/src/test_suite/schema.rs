@@ -418,26 +418,37 @@ impl SuiteSchema {
         self
     }
 
-    /// Per table, per column: never NULL (declared, or by the constraints) and unique (a
-    /// single-column key, or by the constraints), for neighbor generation.
+    /// Per table, per column: never NULL (declared, or by the constraints), unique (a
+    /// single-column key, or by the constraints) and numeric (an amount, not a key), for
+    /// neighbor generation.
     pub fn column_facts(&self) -> ColumnFacts {
-        let per_column = |f: &dyn Fn(&Table, usize, &Column) -> bool| -> Vec<Vec<bool>> {
+        let per_column = |f: &dyn Fn(usize, &Table, usize, &Column) -> bool| -> Vec<Vec<bool>> {
             self.tables
                 .iter()
-                .map(|t| {
+                .enumerate()
+                .map(|(ti, t)| {
                     t.columns
                         .iter()
                         .enumerate()
-                        .map(|(k, c)| f(t, k, c))
+                        .map(|(k, c)| f(ti, t, k, c))
                         .collect()
                 })
                 .collect()
         };
         ColumnFacts {
-            not_null: per_column(&|t, k, c| {
+            not_null: per_column(&|_, t, k, c| {
                 c.not_null || c.rules.is_not_null() || t.primary_key.contains(&k)
             }),
-            unique: per_column(&|t, k, c| t.primary_key == [k] || c.rules.is_unique()),
+            unique: per_column(&|_, t, k, c| t.primary_key == [k] || c.rules.is_unique()),
+            numeric: per_column(&|ti, t, k, c| {
+                let key = t.primary_key.contains(&k)
+                    || self
+                        .foreign_keys
+                        .iter()
+                        .any(|f| (f.table, f.column) == (ti, k));
+                let number = matches!(c.kind, ColumnKind::Int | ColumnKind::Real);
+                number && !key && !c.rules.is_unique()
+            }),
         }
     }
 
