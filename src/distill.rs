@@ -23,7 +23,7 @@ pub struct Args {
     pub only: Vec<String>,
     pub timeout_ms: u64,
     pub plug_value: bool,
-    pub reject_order_dependent: bool,
+    pub keep_ambiguous: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -48,7 +48,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         time_budget: args.time_budget_s.map(Duration::from_secs),
         exec,
         query_timeout: Duration::from_millis(args.timeout_ms),
-        reject_order_dependent: args.reject_order_dependent,
+        reject_ambiguous: !args.keep_ambiguous,
     };
     let started = Instant::now();
     let bar = Progress::new(inputs.len() as u64, "distilling schemas");

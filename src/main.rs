@@ -88,10 +88,11 @@ enum Command {
         /// would try is told apart too.
         #[arg(long)]
         plug_value: bool,
-        /// Keep no database on which some gold's answer depends on physical row order (ties
-        /// under ORDER BY … LIMIT); fewer neighbors get distinguished.
+        /// Keep random databases on which some gold's question has no natural answer (a tie
+        /// decides a superlative, a superlative or an aggregate ranges over nothing); by
+        /// default they are rejected, so that equivalent predictions are not told apart there.
         #[arg(long)]
-        reject_order_dependent: bool,
+        keep_ambiguous: bool,
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
@@ -121,7 +122,7 @@ fn main() -> ExitCode {
             only,
             timeout_ms,
             plug_value,
-            reject_order_dependent,
+            keep_ambiguous,
             jobs,
         } => set_jobs(jobs).and_then(|()| {
             distill::run(&distill::Args {
@@ -133,7 +134,7 @@ fn main() -> ExitCode {
                 only,
                 timeout_ms,
                 plug_value,
-                reject_order_dependent,
+                keep_ambiguous,
             })
         }),
     };

@@ -351,7 +351,7 @@ fn own_schema(dir: &Path) -> PathBuf {
     )
     .unwrap();
     // Two golds as predictions, and a near miss the original database cannot tell apart (it
-    // has no NULL total).
+    // has no NULL total; whether a suite may, is the constraints' question).
     std::fs::write(
         dir.join("pred.txt"),
         "SELECT name FROM customer WHERE age >= 34\n\
@@ -367,29 +367,56 @@ fn own_schema(dir: &Path) -> PathBuf {
     path
 }
 
+/// `sqlsuite distill <manifest> --out <dir>` with a small budget and a fixed seed.
+fn distill_into(manifest: &Path, out_dir: &Path) -> String {
+    let o = sqlsuite(&[
+        "distill",
+        manifest.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--budget",
+        "200",
+        "--seed",
+        "5",
+    ]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    text(&o.stdout)
+}
+
+/// Evaluates `manifest` with its databases replaced by the suite in `suite_dir`: one JSON
+/// object per item.
+fn eval_on_suite(manifest: &Path, suite_dir: &Path) -> Vec<serde_json::Value> {
+    let suite_manifest = suite_dir.with_extension("toml");
+    let m = std::fs::read_to_string(manifest).unwrap().replace(
+        "db/{db_id}/{db_id}.sqlite",
+        &format!("{}/{{db_id}}/*.sqlite", suite_dir.display()),
+    );
+    std::fs::write(&suite_manifest, m).unwrap();
+    let o = sqlsuite(&[
+        "eval",
+        suite_manifest.to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]);
+    let out = text(&o.stdout);
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn distill_writes_a_deterministic_suite_that_eval_uses() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = own_schema(dir.path());
     let run = |out: &str| {
         let out_dir = dir.path().join(out);
-        let o = sqlsuite(&[
-            "distill",
-            manifest.to_str().unwrap(),
-            "--out",
-            out_dir.to_str().unwrap(),
-            "--budget",
-            "200",
-            "--seed",
-            "5",
-        ]);
-        assert!(
-            o.status.success(),
-            "{}\n{}",
-            text(&o.stdout),
-            text(&o.stderr)
-        );
-        (out_dir, text(&o.stdout))
+        let stdout = distill_into(&manifest, &out_dir);
+        (out_dir, stdout)
     };
     let (a, summary) = run("a");
     let (b, _) = run("b");
@@ -418,38 +445,101 @@ fn distill_writes_a_deterministic_suite_that_eval_uses() {
         f
     };
     let suite = files(&a);
+    let names: Vec<&str> = suite.iter().map(|(n, _)| n.as_str()).collect();
     assert!(
-        suite.len() >= 2 && suite[0].0 == "shop_0.sqlite",
+        names.len() >= 4
+            && names[..3] == ["constraints.toml", "exclusions.json", "shop_0.sqlite"]
+            && names[3..].iter().all(|n| n.ends_with(".sqlite")),
         "{suite:?}"
     );
     assert_eq!(suite, files(&b), "same seed, same suite");
 
     // Test-suite accuracy: the suite glob in a manifest.
-    let suite_manifest = dir.path().join("suite.toml");
-    let m = std::fs::read_to_string(&manifest).unwrap().replace(
-        "db/{db_id}/{db_id}.sqlite",
-        &format!("{}/{{db_id}}/*.sqlite", a.display()),
-    );
-    std::fs::write(&suite_manifest, m).unwrap();
-    let o = sqlsuite(&[
-        "eval",
-        suite_manifest.to_str().unwrap(),
-        "--format",
-        "jsonl",
-    ]);
-    let out = text(&o.stdout);
-    let lines: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines.len(), 3, "{out}");
-    assert_eq!(lines[0]["verdict"], "correct", "{out}");
-    assert_eq!(lines[2]["verdict"], "correct", "{out}");
+    let lines = eval_on_suite(&manifest, &a);
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[0]["verdict"], "correct", "{lines:?}");
+    assert_eq!(lines[2]["verdict"], "correct", "{lines:?}");
     // count(T2.total) differs from count(*) only where total is NULL: the original database
-    // has no NULL, the suite must.
-    assert_eq!(lines[1]["verdict"], "incorrect", "{out}");
+    // holds no NULL there, so the induced constraints say it never does, and the suite agrees
+    // with people that the two count the same.
+    assert_eq!(lines[1]["verdict"], "correct", "{lines:?}");
+    let constraints = std::fs::read_to_string(a.join("shop/constraints.toml")).unwrap();
     assert!(
-        lines[1]["message"].as_str().unwrap().contains(".sqlite"),
-        "the failure names the database: {out}"
+        constraints.contains("[columns.\"orders.total\"]\nnot_null = true"),
+        "{constraints}"
+    );
+}
+
+#[test]
+fn distill_generates_within_the_authors_constraints() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = own_schema(dir.path());
+    // The dataset's author says a total may be missing, and names a vocabulary.
+    std::fs::create_dir(dir.path().join("constraints")).unwrap();
+    std::fs::write(
+        dir.path().join("constraints/shop.toml"),
+        "[columns.\"orders.total\"]\nnot_null = false\n\n\
+         [columns.\"customer.name\"]\nvalues = [\"Ann\", \"Bob\", \"Cid\", \"Dee\"]\n",
+    )
+    .unwrap();
+    let text_of = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        format!("{text_of}\n[distill]\nconstraints = \"constraints/{{db_id}}.toml\"\n"),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("suite");
+    distill_into(&manifest, &out_dir);
+    let written = std::fs::read_to_string(out_dir.join("shop/constraints.toml")).unwrap();
+    assert!(
+        written.contains("[columns.\"orders.total\"]\nnot_null = false"),
+        "{written}"
+    );
+    assert!(
+        written.contains("values = [\"Ann\", \"Bob\", \"Cid\", \"Dee\"]"),
+        "{written}"
+    );
+    let lines = eval_on_suite(&manifest, &out_dir);
+    // Now the suite holds a NULL total, and the near miss is told apart there.
+    assert_eq!(lines[1]["verdict"], "incorrect", "{lines:?}");
+    assert!(
+        lines[1]["message"].as_str().unwrap().contains("on shop_"),
+        "the failure names the database: {lines:?}"
+    );
+    assert_eq!(lines[0]["verdict"], "correct", "{lines:?}");
+    // A name outside the vocabulary never appears (but for the golds' own constants).
+    for db in std::fs::read_dir(out_dir.join("shop")).unwrap() {
+        let p = db.unwrap().path();
+        if p.extension().is_none_or(|e| e != "sqlite") {
+            continue;
+        }
+        let conn = rusqlite::Connection::open(&p).unwrap();
+        let odd: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM customer WHERE name NOT IN ('Ann', 'Bob', 'Cid', 'Dee')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(odd, 0, "{}", p.display());
+    }
+
+    // A typo in the author's file names the file and the column.
+    std::fs::write(
+        dir.path().join("constraints/shop.toml"),
+        "[columns.\"orders.totl\"]\nnot_null = false\n",
+    )
+    .unwrap();
+    let o = sqlsuite(&[
+        "distill",
+        manifest.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.contains("constraints/shop.toml") && stderr.contains("no column \"orders.totl\""),
+        "{stderr}"
     );
 }

@@ -169,15 +169,22 @@ impl Dataset {
                 BackendKind::Sqlite => DatabaseLocator::new(&manifest.databases)?,
                 BackendKind::Postgres => DatabaseLocator::names(&manifest.databases),
             };
-            let mut resolved: std::collections::HashMap<&str, Result<Vec<Database>, String>> =
+            // Per db_id: its databases and the suite's exclusions.
+            type Resolved = Result<(Vec<Database>, Exclusions), String>;
+            let mut resolved: std::collections::HashMap<&str, Resolved> =
                 std::collections::HashMap::new();
             items
                 .iter()
                 .map(|item| {
-                    resolved
-                        .entry(item.db_id.as_str())
-                        .or_insert_with(|| locator.resolve(&item.db_id))
-                        .clone()
+                    let found = resolved.entry(item.db_id.as_str()).or_insert_with(|| {
+                        let dbs = locator.resolve(&item.db_id)?;
+                        let exclusions = locator.exclusions(&dbs)?;
+                        Ok((dbs, exclusions))
+                    });
+                    match found {
+                        Ok((dbs, exclusions)) => Ok(exclude(dbs.clone(), exclusions, &item.gold)),
+                        Err(e) => Err(e.clone()),
+                    }
                 })
                 .collect()
         };
@@ -187,6 +194,33 @@ impl Dataset {
             predictions: sets,
             databases,
         })
+    }
+}
+
+/// The file beside a suite's databases that names, per gold, the databases that are no part of
+/// its suite: those on which its question has no natural answer, and those respelled for other
+/// golds (`spec/test_suite.md`, "Ambiguous answers", "Respelled databases").
+pub const SUITE_EXCLUSIONS: &str = "exclusions.json";
+
+/// Per gold text, the file names of the databases excluded from its suite.
+pub type Exclusions = std::collections::BTreeMap<String, Vec<String>>;
+
+/// `databases` without those `exclusions` list for `gold`.
+pub fn exclude(databases: Vec<Database>, exclusions: &Exclusions, gold: &str) -> Vec<Database> {
+    let Some(excluded) = exclusions.get(gold) else {
+        return databases;
+    };
+    let kept: Vec<Database> = databases
+        .iter()
+        .filter(|d| !excluded.iter().any(|x| *x == d.label()))
+        .cloned()
+        .collect();
+    // A suite never excludes its first database (the original); should a file say otherwise,
+    // the gold keeps them all rather than none.
+    if kept.is_empty() {
+        databases
+    } else {
+        kept
     }
 }
 
@@ -225,6 +259,33 @@ impl DatabaseLocator {
     /// True if the pattern names several databases per schema.
     pub fn is_suite(&self) -> bool {
         !self.names && self.pattern.contains(['*', '?', '['])
+    }
+
+    /// The databases of a suite that are no part of one gold's suite, by gold (its text as in
+    /// the gold file), from the [`SUITE_EXCLUSIONS`] file beside the suite's databases (none
+    /// without that file, or for a pattern that is no suite).
+    pub fn exclusions(&self, databases: &[Database]) -> Result<Exclusions, String> {
+        let Some(dir) = databases
+            .first()
+            .filter(|_| self.is_suite())
+            .and_then(|d| d.path.parent())
+        else {
+            return Ok(Exclusions::default());
+        };
+        let path = dir.join(SUITE_EXCLUSIONS);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Exclusions::default()),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
+    }
+
+    /// The databases of `gold`'s item on `db_id`: [`DatabaseLocator::resolve`], without those
+    /// the suite excludes for that gold.
+    pub fn resolve_for(&self, db_id: &str, gold: &str) -> Result<Vec<Database>, String> {
+        let dbs = self.resolve(db_id)?;
+        let exclusions = self.exclusions(&dbs)?;
+        Ok(exclude(dbs, &exclusions, gold))
     }
 
     /// The databases for `db_id`, or the reason there are none.

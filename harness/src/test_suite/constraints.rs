@@ -89,6 +89,11 @@ pub struct ColumnRules {
     /// Dates and times: `%Y`, `%m`, `%d`, `%H`, `%M`, `%S` in a fixed layout.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// Values seldom repeat: a gold ranks by the column (a superlative presupposes one
+    /// answer), whose values are not unique. Ties still occur, as in the data, but a
+    /// database's values are not drawn from a handful.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<bool>,
 }
 
 /// Rules for one table.
@@ -217,7 +222,8 @@ impl ColumnRules {
             max,
             integer,
             decimals,
-            format
+            format,
+            spread
         );
     }
 
@@ -322,6 +328,7 @@ impl Constraints {
             add("enumerations", c.values.is_some());
             add("ranges", c.min.is_some() && c.format.is_none());
             add("date_formats", c.format.is_some());
+            add("spread", c.spread == Some(true));
         }
         for r in &self.references {
             add("references", r.enforce);
@@ -702,6 +709,9 @@ pub fn induce<'a>(
                 if matches!(c.kind, ColumnKind::Text | ColumnKind::Time) {
                     r.case_distinct = Some(true);
                 }
+                if ranked.contains(&(ti, ci)) && !single_key {
+                    r.spread = Some(true);
+                }
                 out.columns.insert(name(ti, ci), r);
                 continue;
             };
@@ -762,12 +772,20 @@ pub fn induce<'a>(
                     }
                 }
             } else if s.numbers > 0 && s.texts == 0 {
-                r.min = to_toml_value(&s.min_num);
-                r.max = to_toml_value(&s.max_num);
+                // An identifier's values carry no range: a key numbered 1..12 in the original
+                // is as natural numbered otherwise, and keys of two tables that both count from
+                // 1 hide a join on the wrong key pair.
+                if !(single_key && s.fractional == 0) {
+                    r.min = to_toml_value(&s.min_num);
+                    r.max = to_toml_value(&s.max_num);
+                }
                 r.integer = Some(s.fractional == 0);
                 if c.kind == ColumnKind::Real && s.fractional > 0 {
                     r.decimals = Some(decimals(&c.original));
                 }
+            }
+            if ranked.contains(&(ti, ci)) && !r.is_unique() && r.values.is_none() {
+                r.spread = Some(true);
             }
             out.columns.insert(name(ti, ci), r);
         }

@@ -17,6 +17,7 @@ use super::neighbors::{neighbors, Neighbor};
 use super::probes::{probes, Probe};
 use super::random_db::{self, Constants};
 use super::schema::SuiteSchema;
+use super::ties;
 use super::SuiteError;
 use crate::backend::sqlite::{run_query, Sqlite};
 use crate::backend::{Backend, Database, ExecError, Limits};
@@ -36,9 +37,10 @@ pub struct DistillOptions {
     pub exec: ExecOptions,
     /// Per-query time limit while distilling.
     pub query_timeout: Duration,
-    /// Keep no random database on which some gold's answer depends on physical row order
-    /// (ties under ORDER BY … LIMIT), checked by inserting the same rows in reverse order.
-    pub reject_order_dependent: bool,
+    /// Keep no random database on which some gold's question has no natural answer
+    /// ([`ambiguous_answer`]): a tie decides which rows a superlative returns, or a superlative
+    /// or an aggregate ranges over nothing.
+    pub reject_ambiguous: bool,
 }
 
 impl Default for DistillOptions {
@@ -49,7 +51,7 @@ impl Default for DistillOptions {
             time_budget: None,
             exec: ExecOptions::default(),
             query_timeout: Duration::from_secs(2),
-            reject_order_dependent: false,
+            reject_ambiguous: true,
         }
     }
 }
@@ -107,11 +109,20 @@ pub struct GoldOutcome {
     pub probes: Vec<ProbeOutcome>,
     /// The gold itself failed on the base database (no neighbors then).
     pub gold_error: Option<String>,
+    /// Suite databases on which the gold's question has no natural answer
+    /// ([`ambiguous_answer`]): no part of its suite (listed in the suite's
+    /// [`crate::dataset::SUITE_EXCLUSIONS`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ambiguous_on: Vec<String>,
     /// Comparisons natural data never satisfies ([`constraints::unmatched_constants`]): the
-    /// gold's neighbors are then told apart on the original database only (random databases
-    /// generated within the constraints cannot do better), and it is reported.
+    /// gold's neighbors are then told apart on databases that spell its constants as it does
+    /// ([`random_db::Constants::respelled`]), part of no other gold's suite; it is reported.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unmatched_constants: Vec<String>,
+    /// Suite databases respelled for other golds' constants: no part of this gold's suite
+    /// (listed in the suite's [`crate::dataset::SUITE_EXCLUSIONS`] too).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub respelled_on: Vec<String>,
 }
 
 /// What distillation did for one schema.
@@ -123,8 +134,12 @@ pub struct SchemaOutcome {
     pub sampled: usize,
     /// Random databases rejected because some gold fails on them.
     pub rejected: usize,
-    /// Random databases rejected because some gold's answer depends on physical row order.
+    /// (gold, database) pairs left out of the gold's suite: its question has no natural answer
+    /// there.
     pub ambiguous: usize,
+    /// Suite databases that spell a gold's constants as natural data never does, part only of
+    /// the suites of the golds that compare with such constants.
+    pub respelled: Vec<String>,
     /// File names of the suite, in order.
     pub databases: Vec<String>,
     /// Bytes of the suite's files (the copied original included).
@@ -286,7 +301,9 @@ pub fn distill_schema(
                 .collect(),
             probes: ps,
             gold_error: None,
+            ambiguous_on: Vec::new(),
             unmatched_constants: Vec::new(),
+            respelled_on: Vec::new(),
         });
     }
     if let Some(path) = &input.original {
@@ -303,6 +320,7 @@ pub fn distill_schema(
     let mut sampled = 0usize;
     let mut rejected = 0usize;
     let mut ambiguous = 0usize;
+    let mut respelled = Vec::new();
     let mut next_k = 1usize;
 
     // The base database: the original, else the first random one every gold runs on.
@@ -439,7 +457,8 @@ pub fn distill_schema(
     // Greedy: draw random databases while some target is not told apart (or, for the first
     // quarter of the budget, some probe is not satisfied); keep a database iff it tells apart a
     // target, or satisfies a probe, that no kept database does.
-    let pursued: Vec<bool> = outcomes
+    // Golds natural data never matches are pursued on databases respelled for them.
+    let natural: Vec<bool> = outcomes
         .iter()
         .map(|o| o.unmatched_constants.is_empty())
         .collect();
@@ -447,9 +466,8 @@ pub fn distill_schema(
     let open_golds = |prepared: &[Prepared], probing: bool| -> Vec<usize> {
         (0..prepared.len())
             .filter(|&g| {
-                pursued[g]
-                    && (prepared[g].targets.iter().any(|t| !t.is_empty())
-                        || (probing && prepared[g].open_probes.contains(&true)))
+                prepared[g].targets.iter().any(|t| !t.is_empty())
+                    || (probing && prepared[g].open_probes.contains(&true))
             })
             .collect()
     };
@@ -469,8 +487,24 @@ pub fn distill_schema(
         // Focus each database on one gold that still has neighbors to tell apart, in turn.
         let focus = open[k % open.len()];
         let constants = constants.focused_on(&input.golds[focus].gold, &input.schema);
+        // A database for a gold natural data never matches spells its constants as it does,
+        // and serves only such golds.
+        let respell = !natural[focus];
+        let constants = if respell {
+            constants.respelled()
+        } else {
+            constants
+        };
         let conn = random_db::in_memory(&input.schema, &constants, seed)?;
         let target = Target::Memory(&conn);
+        let mut twin = Twin {
+            schema: &input.schema,
+            constants: &constants,
+            seed,
+            conn: None,
+        };
+        // Golds whose question has no natural answer here.
+        let mut excluded: Vec<usize> = Vec::new();
         // (gold, neighbor, target) told apart by this database, and (gold, probe) satisfied.
         let mut found: Vec<(usize, usize, usize)> = Vec::new();
         let mut satisfied: Vec<(usize, usize)> = Vec::new();
@@ -484,6 +518,17 @@ pub fn distill_schema(
                     break;
                 }
             };
+            if respell && natural[g] {
+                continue;
+            }
+            // Where the gold's question has no natural answer, this database is no part of
+            // its suite: it tells none of its neighbors apart.
+            if options.reject_ambiguous
+                && ambiguous_answer(&p.gold, &gold, p.options, &target, &mut twin, &limits)?
+            {
+                excluded.push(g);
+                continue;
+            }
             for (n, ts) in p.targets.iter().enumerate() {
                 for (t, sql) in ts.iter().enumerate() {
                     if let Ok(true) | Err(ExecError::Sql(_)) =
@@ -508,37 +553,44 @@ pub fn distill_schema(
         if found.is_empty() && satisfied.is_empty() && usable {
             continue;
         }
-        // A kept database must run every gold (a gold never fails on its own suite).
-        usable = usable
-            && (0..prepared.len())
-                .filter(|g| !open.contains(g) && outcomes[*g].gold_error.is_none())
-                .all(|g| target.run(&prepared[g].gold, &limits).is_ok());
+        // A kept database must run every gold (a gold never fails on its own suite), and is
+        // no part of the suite of a gold whose question has no natural answer on it.
+        for g in
+            (0..prepared.len()).filter(|g| !open.contains(g) && outcomes[*g].gold_error.is_none())
+        {
+            let p = &prepared[g];
+            match target.run(&p.gold, &limits) {
+                Ok(_) if respell && natural[g] => {}
+                Ok(answer) => {
+                    if options.reject_ambiguous
+                        && ambiguous_answer(
+                            &p.gold, &answer, p.options, &target, &mut twin, &limits,
+                        )?
+                    {
+                        excluded.push(g);
+                    }
+                }
+                Err(_) => {
+                    usable = false;
+                    break;
+                }
+            }
+        }
         if !usable {
             rejected += 1;
             continue;
         }
-        // ... and, if asked, give every gold an answer that does not depend on physical row
-        // order (ties under ORDER BY … LIMIT): the same rows inserted in reverse order must give
-        // the same result, or an equivalent prediction could be judged wrong.
-        if options.reject_order_dependent {
-            let twin = random_db::in_memory_ordered(&input.schema, &constants, seed, true)?;
-            let twin = Target::Memory(&twin);
-            let order_free = prepared
-                .iter()
-                .zip(&outcomes)
-                .filter(|(p, o)| o.gold_error.is_none() && depends_on_order(&p.gold))
-                .all(
-                    |(p, _)| match (target.run(&p.gold, &limits), twin.run(&p.gold, &limits)) {
-                        (Ok(a), Ok(b)) => compare(&a, &b, p.options).is_ok(),
-                        _ => false,
-                    },
-                );
-            if !order_free {
-                ambiguous += 1;
-                continue;
-            }
-        }
         let name = format!("{db_id}_{k}.sqlite");
+        ambiguous += excluded.len();
+        for &g in &excluded {
+            outcomes[g].ambiguous_on.push(name.clone());
+        }
+        if respell {
+            for (o, _) in outcomes.iter_mut().zip(&natural).filter(|(_, n)| **n) {
+                o.respelled_on.push(name.clone());
+            }
+            respelled.push(name.clone());
+        }
         random_db::write(&dir.join(&name), &input.schema, &constants, seed)?;
         // Close targets from the back so indices stay valid.
         found.sort_unstable();
@@ -555,6 +607,27 @@ pub fn distill_schema(
         databases.push(name);
     }
 
+    // Per gold (its text as in the gold file): the databases that are no part of its suite.
+    let mut exclusions = crate::dataset::Exclusions::new();
+    for (g, o) in input.golds.iter().zip(&outcomes) {
+        if !o.ambiguous_on.is_empty() || !o.respelled_on.is_empty() {
+            let e = exclusions.entry(g.gold.clone()).or_default();
+            for name in o.ambiguous_on.iter().chain(&o.respelled_on) {
+                if !e.contains(name) {
+                    e.push(name.clone());
+                }
+            }
+        }
+    }
+    let exclusions_path = dir.join(crate::dataset::SUITE_EXCLUSIONS);
+    let json = serde_json::to_string_pretty(&exclusions).map_err(|e| SuiteError::Generate {
+        db_id: db_id.clone(),
+        message: e.to_string(),
+    })?;
+    std::fs::write(&exclusions_path, json).map_err(|source| SuiteError::Io {
+        path: exclusions_path,
+        source,
+    })?;
     let bytes = databases
         .iter()
         .filter_map(|n| std::fs::metadata(dir.join(n)).ok())
@@ -566,6 +639,7 @@ pub fn distill_schema(
         sampled,
         rejected,
         ambiguous,
+        respelled,
         databases,
         bytes,
         seconds: started.elapsed().as_secs_f64(),
@@ -574,12 +648,92 @@ pub fn distill_schema(
     })
 }
 
-/// A query whose rows may depend on physical row order: it has a LIMIT (ties under ORDER BY,
-/// or no ORDER BY at all).
-fn depends_on_order(sql: &str) -> bool {
-    super::tokens::tokenize(sql)
-        .iter()
-        .any(|t| t.is_word("limit"))
+/// A random database with every table's rows inserted in reverse order, made on first need.
+struct Twin<'a> {
+    schema: &'a SuiteSchema,
+    constants: &'a Constants,
+    seed: u64,
+    conn: Option<rusqlite::Connection>,
+}
+
+impl Twin<'_> {
+    fn run(
+        &mut self,
+        sql: &str,
+        limits: &Limits,
+    ) -> Result<Result<ResultTable, ExecError>, SuiteError> {
+        if self.conn.is_none() {
+            self.conn = Some(random_db::in_memory_ordered(
+                self.schema,
+                self.constants,
+                self.seed,
+                true,
+            )?);
+        }
+        Ok(self
+            .conn
+            .as_ref()
+            .map_or(Err(ExecError::Sql("no twin".into())), |c| {
+                run_query(c, sql, limits)
+            }))
+    }
+}
+
+/// Does `gold` (whose `answer` on this database is given) have no natural answer here? Its
+/// question presupposes one:
+///
+/// * a superlative (`LIMIT`, or a `max`/`min`) ranges over something: its answer is not empty;
+/// * an aggregate (`max`, `min`, `avg`, `sum`) ranges over something: its answer is not a single
+///   row of NULLs;
+/// * a superlative (`ORDER BY … LIMIT k`) picks its rows by the order, not by a tie: its k-th
+///   and (k+1)-th rows differ on the sort keys ([`ties::tie_checks`]); where that cannot be
+///   checked (a LIMIT without ORDER BY, a check that does not run), the same rows inserted in
+///   reverse order (`twin`) must give the same answer.
+fn ambiguous_answer(
+    gold: &str,
+    answer: &ResultTable,
+    options: CompareOptions,
+    target: &Target,
+    twin: &mut Twin,
+    limits: &Limits,
+) -> Result<bool, SuiteError> {
+    let toks = super::tokens::tokenize(gold);
+    let has = |w: &str| toks.iter().any(|t| t.is_word(w));
+    let limit = has("limit");
+    let extreme = has("max") || has("min");
+    let aggregate = extreme || has("avg") || has("sum");
+    if (limit || extreme) && answer.rows.is_empty() {
+        return Ok(true);
+    }
+    let all_null = |row: &Vec<crate::denotation::Value>| {
+        row.iter()
+            .all(|v| matches!(v, crate::denotation::Value::Null))
+    };
+    if aggregate && answer.rows.len() == 1 && all_null(&answer.rows[0]) {
+        return Ok(true);
+    }
+    if !limit {
+        return Ok(false);
+    }
+    let checks = ties::tie_checks(gold);
+    let mut checked = 0;
+    for c in &checks {
+        let Ok(keys) = target.run(&c.sql, limits) else {
+            continue;
+        };
+        checked += 1;
+        if keys.rows.len() > c.limit && keys.rows[c.limit - 1] == keys.rows[c.limit] {
+            return Ok(true);
+        }
+    }
+    let limits_in_gold = toks.iter().filter(|t| t.is_word("limit")).count();
+    if checked == limits_in_gold {
+        return Ok(false);
+    }
+    Ok(match twin.run(gold, limits)? {
+        Ok(other) => compare(answer, &other, options).is_err(),
+        Err(_) => true,
+    })
 }
 
 /// Removes an earlier suite's files for `db_id` from `dir` (only `<db_id>_<k>.sqlite`).

@@ -13,6 +13,7 @@ pub mod probes;
 pub mod random_db;
 pub mod report;
 pub mod schema;
+pub mod ties;
 pub mod tokens;
 
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! aggregation, a sort direction, a connective, a negation, a column, or a dropped span. A
 //! test suite is good when it tells the gold from each of them (`spec/test_suite.md`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
@@ -585,6 +585,13 @@ pub fn neighbors(
             hard: None,
         })
     });
+    group_key_columns(&q, tables, facts, &aliases, &mut |sql| {
+        out.push(Neighbor {
+            kind: NeighborKind::Column,
+            sql,
+            hard: None,
+        })
+    });
     // Last, so that a span drop equal to a named edit above keeps the named kind.
     drop_token_spans(
         &q,
@@ -719,6 +726,77 @@ fn normalize(sql: &str) -> String {
 const COUNT_COLUMNS: usize = 4;
 /// … and this many `sum(column)` ones.
 const SUM_COLUMNS: usize = 2;
+
+/// At most this many columns of each other table replace a grouping key.
+const GROUP_COLUMNS: usize = 4;
+
+/// A qualified grouping key `GROUP BY T1.x` becomes a column of another table of the join
+/// (`T2.last_name`): grouping by a name where the question groups by an identifier. (Column
+/// edits elsewhere keep to the key's own table.) A column that identifies its table's rows is
+/// left out: grouping by it is grouping by that table's key, usually the one joined on.
+fn group_key_columns(
+    q: &Query,
+    tables: &TableColumns,
+    facts: &ColumnFacts,
+    aliases: &HashMap<String, usize>,
+    push: &mut dyn FnMut(String),
+) {
+    let sorted: BTreeSet<(&String, &usize)> = aliases.iter().collect();
+    // Columns the query equates (`T1.a = T2.b`), in lower case: grouping by one or the other
+    // is the same.
+    let mut equated: BTreeSet<(String, String)> = BTreeSet::new();
+    for w in q.toks.windows(7) {
+        if w[1].is_symbol(".") && w[3].is_symbol("=") && w[5].is_symbol(".") {
+            let (a, b) = (
+                format!("{}.{}", w[0].lower(), w[2].lower()),
+                format!("{}.{}", w[4].lower(), w[6].lower()),
+            );
+            equated.insert((a.clone(), b.clone()));
+            equated.insert((b, a));
+        }
+    }
+    for i in 0..q.toks.len().saturating_sub(4) {
+        let [g, by, alias, dot, col] = &q.toks[i..i + 5] else {
+            continue;
+        };
+        if !(g.is_word("group") && by.is_word("by") && dot.is_symbol("."))
+            || alias.kind != TokenKind::Word
+            || col.kind != TokenKind::Word
+        {
+            continue;
+        }
+        let Some(&own) = aliases.get(&alias.lower()) else {
+            continue;
+        };
+        // Each other table by its first alias (in name order), else by its name.
+        let mut qualifier: BTreeMap<usize, &String> = BTreeMap::new();
+        for &(a, &k) in &sorted {
+            let name = tables[k].0.to_lowercase();
+            let keep = qualifier
+                .get(&k)
+                .is_some_and(|q| q.as_str() != name || a.as_str() == name);
+            if k != own && !keep {
+                qualifier.insert(k, a);
+            }
+        }
+        let plain = |c: &&String| c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+        for (k, other) in qualifier {
+            let candidates = tables[k]
+                .1
+                .iter()
+                .skip(1)
+                .filter(plain)
+                .filter(|c| !facts.identifies_rows(k, c, tables))
+                .filter(|c| {
+                    let key = format!("{}.{}", alias.lower(), col.lower());
+                    !equated.contains(&(key, format!("{other}.{}", c.to_lowercase())))
+                });
+            for c in candidates.take(GROUP_COLUMNS) {
+                push(splice(q.sql, alias.start, col.end, &format!("{other}.{c}")));
+            }
+        }
+    }
+}
 
 /// `count(*)` becomes `count(column)` for a few columns of the query's tables: they differ
 /// where the column holds NULLs.
@@ -1191,6 +1269,21 @@ mod tests {
             &ColumnFacts::default(),
             &mut fastrand::Rng::with_seed(7),
         )
+    }
+
+    #[test]
+    fn a_grouping_key_becomes_a_column_of_the_other_table() {
+        let gold = "SELECT T1.Name, count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID GROUP BY T1.Singer_ID";
+        let ns = gen(gold);
+        let to = |c: &str| gold.replace("GROUP BY T1.Singer_ID", &format!("GROUP BY t2.{c}"));
+        assert!(has(&ns, NeighborKind::Column, &to("Year")));
+        // The join equates T2.Singer_ID with the key: grouping by it is no wrong query.
+        assert!(!ns.iter().any(|n| n.sql == to("Singer_ID")));
+        // A bare table name qualifies when there is no alias.
+        let bare = "SELECT singer.Name FROM singer JOIN concert ON singer.Singer_ID = concert.Singer_ID GROUP BY concert.Singer_ID";
+        let ns = gen(bare);
+        let want = bare.replace("GROUP BY concert.Singer_ID", "GROUP BY singer.Name");
+        assert!(has(&ns, NeighborKind::Column, &want), "{want}");
     }
 
     fn has(ns: &[Neighbor], kind: NeighborKind, sql: &str) -> bool {

@@ -6,6 +6,10 @@
 //! * `duplicates` — `SELECT DISTINCT * FROM (gold)`: the gold's result holds a row twice. A
 //!   semi-join written for a join (`x IN (SELECT …)` for `JOIN … ON`), a missing `DISTINCT`
 //!   (with `keep_distinct`), `UNION` for `UNION ALL` differ only then.
+//! * `fanout` — a row of one table the gold joins matches several rows of the others: the gold
+//!   without such rows (`AND T1.rowid NOT IN (… GROUP BY T1.rowid HAVING count(*) > 1)`). A
+//!   semi-join for a join differs only then, even where the rows it returns are otherwise
+//!   distinct.
 //! * `nulls` — the gold with one nullable column it reads replaced by `coalesce(col, sentinel)`:
 //!   a row the gold reads holds NULL there. `count(col)` for `count(*)`, `!=` for `NOT IN`,
 //!   `sum(x) / count(*)` for `avg(x)` differ only then.
@@ -24,6 +28,7 @@ use super::tokens::{splice, tokenize, TokenKind};
 #[serde(rename_all = "snake_case")]
 pub enum ProbeKind {
     Duplicates,
+    Fanout,
     Nulls,
 }
 
@@ -31,6 +36,7 @@ impl ProbeKind {
     pub fn as_str(self) -> &'static str {
         match self {
             ProbeKind::Duplicates => "duplicates",
+            ProbeKind::Fanout => "fanout",
             ProbeKind::Nulls => "nulls",
         }
     }
@@ -62,6 +68,7 @@ pub fn probes(gold: &str, tables: &TableColumns, facts: &ColumnFacts) -> Vec<Pro
             sql: format!("SELECT DISTINCT * FROM ({body})"),
         });
     }
+    out.extend(fanout(gold));
     // Tables the gold reads (after FROM / JOIN), by position in `tables`.
     let read: Vec<usize> = toks
         .iter()
@@ -129,6 +136,101 @@ pub fn probes(gold: &str, tables: &TableColumns, facts: &ColumnFacts) -> Vec<Pro
     out
 }
 
+/// At most this many `fanout` probes per gold (one per joined table).
+const FANOUT_PROBES: usize = 3;
+
+/// The `fanout` probes of a single-block gold that joins (no DISTINCT, GROUP BY, HAVING, ORDER
+/// BY, LIMIT or set operator at its top level): per table it joins, the gold without the rows
+/// of that table that match more than once.
+fn fanout(gold: &str) -> Vec<Probe> {
+    let body = gold.trim_end().trim_end_matches(';').trim_end();
+    let toks = tokenize(body);
+    let mut depth = 0usize;
+    let mut top = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        if t.is_symbol(")") {
+            depth = depth.saturating_sub(1);
+        }
+        if depth == 0 {
+            top.push(i);
+        }
+        if t.is_symbol("(") {
+            depth += 1;
+        }
+    }
+    let at = |w: &str| top.iter().copied().find(|&i| toks[i].is_word(w));
+    let excluded = [
+        "distinct",
+        "group",
+        "having",
+        "order",
+        "limit",
+        "union",
+        "intersect",
+        "except",
+    ];
+    if !toks.first().is_some_and(|t| t.is_word("select"))
+        || at("join").is_none()
+        || excluded.iter().any(|w| at(w).is_some())
+    {
+        return Vec::new();
+    }
+    let (Some(from), where_at) = (at("from"), at("where")) else {
+        return Vec::new();
+    };
+    let from_end = where_at.map_or(body.len(), |w| toks[w].start);
+    let from_part = body[toks[from].start..from_end].trim_end();
+    let condition = where_at.map(|w| body[toks[w].end..].trim());
+    // The name each joined table goes by: its alias, else its own name.
+    let mut names = Vec::new();
+    for &i in top
+        .iter()
+        .filter(|&&i| i > from && i < where_at.unwrap_or(usize::MAX))
+    {
+        let t = &toks[i];
+        let prev = &toks[i - 1];
+        if t.kind != TokenKind::Word || !(prev.is_word("from") || prev.is_word("join")) {
+            continue;
+        }
+        let alias = match (toks.get(i + 1), toks.get(i + 2)) {
+            (Some(a), Some(n)) if a.is_word("as") && n.kind == TokenKind::Word => &n.text,
+            (Some(n), _)
+                if n.kind == TokenKind::Word
+                    && !["join", "on", "where", "inner", "left", "cross", "natural"]
+                        .iter()
+                        .any(|w| n.is_word(w)) =>
+            {
+                &n.text
+            }
+            _ => &t.text,
+        };
+        if !names.contains(alias) {
+            names.push(alias.clone());
+        }
+    }
+    if names.len() < 2 {
+        return Vec::new();
+    }
+    let select_part = body[..toks[from].start].trim_end();
+    names
+        .iter()
+        .take(FANOUT_PROBES)
+        .map(|a| {
+            let (filter, inner) = match condition {
+                Some(c) => (format!("WHERE ({c}) AND"), format!(" WHERE ({c})")),
+                None => ("WHERE".to_owned(), String::new()),
+            };
+            Probe {
+                kind: ProbeKind::Fanout,
+                sql: format!(
+                    "{select_part} {from_part} {filter} {a}.rowid NOT IN (SELECT {a}.rowid \
+                     {from_part}{inner} GROUP BY {a}.rowid HAVING count(*) > 1)"
+                ),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +277,51 @@ mod tests {
             &facts(),
         );
         assert!(set.iter().all(|p| p.kind != ProbeKind::Duplicates));
+    }
+
+    #[test]
+    fn fanout_per_joined_table() {
+        let gold = "SELECT Region FROM country AS T1 JOIN city AS T2 ON T1.Code = T2.CountryCode WHERE T2.Name = 'Kabul' OR T2.id = 3;";
+        let ps = fanout(gold);
+        assert_eq!(ps.len(), 2, "{ps:?}");
+        assert_eq!(
+            ps[0].sql,
+            "SELECT Region FROM country AS T1 JOIN city AS T2 ON T1.Code = T2.CountryCode \
+             WHERE (T2.Name = 'Kabul' OR T2.id = 3) AND T1.rowid NOT IN (SELECT T1.rowid FROM \
+             country AS T1 JOIN city AS T2 ON T1.Code = T2.CountryCode WHERE (T2.Name = 'Kabul' \
+             OR T2.id = 3) GROUP BY T1.rowid HAVING count(*) > 1)"
+        );
+        assert!(ps[1]
+            .sql
+            .contains("AND T2.rowid NOT IN (SELECT T2.rowid FROM"));
+        let bare = fanout("SELECT t.x FROM t JOIN u ON t.id = u.t_id");
+        assert_eq!(
+            bare[1].sql,
+            "SELECT t.x FROM t JOIN u ON t.id = u.t_id WHERE u.rowid NOT IN (SELECT u.rowid \
+             FROM t JOIN u ON t.id = u.t_id GROUP BY u.rowid HAVING count(*) > 1)"
+        );
+        // It runs, and tells a fan-out apart.
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (id INT, x TEXT); CREATE TABLE u (t_id INT);
+             INSERT INTO t VALUES (1, 'a'), (2, 'b'); INSERT INTO u VALUES (1), (1), (2);",
+        )
+        .unwrap();
+        let n: i64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM ({})", bare[0].sql),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 1, "t's row 1 matches twice and is left out");
+        for not_single in [
+            "SELECT DISTINCT t.x FROM t JOIN u ON t.id = u.t_id",
+            "SELECT t.x FROM t JOIN u ON t.id = u.t_id ORDER BY t.x",
+            "SELECT count(*) FROM t JOIN u ON t.id = u.t_id GROUP BY t.x",
+            "SELECT x FROM t WHERE id IN (SELECT t_id FROM u JOIN v ON u.a = v.a)",
+        ] {
+            assert!(fanout(not_single).is_empty(), "{not_single}");
+        }
     }
 }

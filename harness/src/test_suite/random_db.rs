@@ -33,6 +33,8 @@ pub struct Constants {
     spellings: HashMap<String, String>,
     /// The focused gold's own spellings: they win over the others in its databases.
     focus_spellings: HashMap<String, String>,
+    /// The focused gold's spellings win over the original data's too ([`Constants::respelled`]).
+    respelled: bool,
     numbers: Vec<Value>,
     strings: Vec<Value>,
     /// The largest `COUNT(…) op N` threshold (N ≤ [`MAX_THRESHOLD`]) of the golds: databases
@@ -212,6 +214,16 @@ impl Constants {
         c.count_threshold = own.count_threshold;
         c.focus_spellings = own.spellings;
         c
+    }
+
+    /// These constants, with the focused gold's spellings winning over the original data's
+    /// (`'english'` where the data says `'English'`), still one spelling of a word per
+    /// database: for a gold that compares with a spelling natural data never holds
+    /// ([`super::constraints::unmatched_constants`]), whose answer is otherwise always the
+    /// same. Such a database is part of no other gold's suite.
+    pub fn respelled(mut self) -> Constants {
+        self.respelled = true;
+        self
     }
 }
 
@@ -584,8 +596,10 @@ struct ColumnPool<'a> {
     /// The golds' constants (their spellings, for columns whose values never differ only in
     /// case).
     constants: &'a Constants,
-    /// Holds numbers (declared so, or only numbers in the original).
+    /// Holds numbers (declared so, or only numbers in the original) …
     numeric: bool,
+    /// … or text.
+    textual: bool,
     null_percent: u32,
 }
 
@@ -628,9 +642,16 @@ impl<'a> ColumnPool<'a> {
                 col.kind,
                 ColumnKind::Int | ColumnKind::Real | ColumnKind::Bool
             ) || col.rules.integer.is_some(),
+            textual: matches!(col.kind, ColumnKind::Text | ColumnKind::Time),
             null_percent: if rng.u32(..100) < 70 { 0 } else { 15 },
         };
-        let size = 1 + rng.usize(..6);
+        // A column a gold ranks by draws from more values: ties at the top stay possible,
+        // not the rule.
+        let size = if col.rules.spread == Some(true) {
+            8 + rng.usize(..12)
+        } else {
+            1 + rng.usize(..6)
+        };
         for _ in 0..size {
             let r = rng.u32(..100);
             let (v, from_golds) = match r {
@@ -679,10 +700,21 @@ impl<'a> ColumnPool<'a> {
     /// variants still go in; text in a numeric column). A column whose values never differ only
     /// in letter case holds one spelling of a word per database: the original data's, else the
     /// focused gold's, else the first gold's that writes it (a gold that spells a value
-    /// otherwise than the data never matches it, as on the original); other values take the
-    /// column's letter case.
+    /// otherwise than the data never matches it, as on the original; in a respelled database
+    /// the focused gold's spelling comes first); other values take the column's letter case.
     fn admit(&self, v: Value, from_golds: bool) -> Option<Value> {
         let rules = &self.column.rules;
+        // A number in a text column is stored as its text (the column's affinity), and is
+        // judged (distinct, spelled) as such.
+        let v = match v {
+            Value::Integer(n) if !self.numeric && self.textual => Value::Text(n.to_string()),
+            Value::Real(x) if !self.numeric && self.textual => Value::Text(if x.fract() == 0.0 {
+                format!("{x:.1}")
+            } else {
+                format!("{x}")
+            }),
+            other => other,
+        };
         let Value::Text(s) = v else {
             return (from_golds || within_range(&v, rules)).then_some(v);
         };
@@ -710,6 +742,16 @@ impl<'a> ColumnPool<'a> {
             return matches_format(&s, format).then_some(Value::Text(s));
         }
         let folded = s.to_lowercase();
+        // Characters the column never holds: only a gold's constant as written goes in.
+        let fits = |c: char| match rules.chars {
+            Some(Chars::Digits) => c.is_ascii_digit(),
+            Some(Chars::Letters) => c.is_alphabetic() || c == ' ',
+            Some(Chars::Alphanumeric) => c.is_alphanumeric() || c == ' ',
+            _ => true,
+        };
+        if !s.chars().all(fits) && !self.constants.spellings.contains_key(&folded) {
+            return None;
+        }
         if rules.is_case_distinct() {
             let original = || {
                 self.column.original.iter().find_map(|o| match o {
@@ -717,9 +759,13 @@ impl<'a> ColumnPool<'a> {
                     _ => None,
                 })
             };
-            let spelled = original()
-                .or_else(|| self.constants.focus_spellings.get(&folded).cloned())
-                .or_else(|| self.constants.spellings.get(&folded).cloned());
+            let focused = || self.constants.focus_spellings.get(&folded).cloned();
+            let spelled = if self.constants.respelled {
+                focused().or_else(original)
+            } else {
+                original().or_else(focused)
+            }
+            .or_else(|| self.constants.spellings.get(&folded).cloned());
             if let Some(spelled) = spelled {
                 return Some(Value::Text(spelled));
             }
@@ -1019,6 +1065,32 @@ mod tests {
         // gold does ('Lyon'), never both ways in one database (checked above).
         assert!(saw.0 && saw.1, "{saw:?}");
         assert!(saw.2, "close variants of the gold's constants go in");
+    }
+
+    #[test]
+    fn a_respelled_database_spells_the_constants_as_the_gold_does() {
+        let (_dir, schema, _) = crate::test_suite::constraints::tests::example();
+        let golds = crate::test_suite::constraints::tests::GOLDS;
+        let all = Constants::from_golds(golds.iter().copied(), &schema);
+        // The data spells 'Paris'; a gold compares with 'paris'.
+        let c = all.focused_on(golds[2], &schema).respelled();
+        let mut matched = 0;
+        for seed in 0..20 {
+            let db = in_memory(&schema, &c, seed).unwrap();
+            let n = |sql: &str| count(&db, sql);
+            assert_eq!(
+                n("SELECT count(*) FROM owner WHERE city = 'Paris'"),
+                0,
+                "{seed}"
+            );
+            assert_eq!(
+                n("SELECT count(DISTINCT city) - count(DISTINCT lower(city)) FROM owner"),
+                0,
+                "still one spelling per word"
+            );
+            matched += usize::from(n("SELECT count(*) FROM owner WHERE city = 'paris'") > 0);
+        }
+        assert!(matched >= 10, "the gold matches on most: {matched} of 20");
     }
 
     #[test]

@@ -27,15 +27,19 @@ pub struct GoldReport {
     /// Probes run on the gold, and those no suite database satisfies.
     pub probes: usize,
     pub unsatisfied_probes: Vec<Probe>,
+    /// The databases of its suite: the schema's, but for those on which its question has no
+    /// natural answer (`ambiguous_on`) and those respelled for other golds.
     pub suite_size: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ambiguous_on: Vec<String>,
     /// False iff some undistinguished neighbor is of a known-hard kind (many WHERE conjuncts,
     /// a `COUNT(…) op N` threshold): then the suite may accept a wrong prediction of that kind.
     /// Other undistinguished neighbors are, in the paper's experience, equivalent queries.
     pub reliable: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gold_error: Option<String>,
-    /// Comparisons natural data never satisfies: the gold's neighbors were told apart on the
-    /// original database only.
+    /// Comparisons natural data never satisfies: the gold's neighbors were told apart on
+    /// databases respelled for such golds (and natural ones).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unmatched_constants: Vec<String>,
 }
@@ -49,6 +53,9 @@ pub struct SchemaReport {
     pub sampled: usize,
     pub rejected: usize,
     pub ambiguous: usize,
+    /// Suite databases respelled for golds natural data never matches.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub respelled: Vec<String>,
     pub suite_size: usize,
     pub databases: Vec<String>,
     pub bytes: u64,
@@ -81,7 +88,7 @@ pub struct Totals {
     pub distinguished: usize,
     pub distinguished_fraction: f64,
     /// Golds with a comparison natural data never satisfies, their neighbors and how many of
-    /// those the original database tells apart …
+    /// those are told apart …
     pub unmatched_golds: usize,
     pub unmatched_neighbors: usize,
     pub unmatched_distinguished: usize,
@@ -98,6 +105,11 @@ pub struct Totals {
     pub constraint_counts: BTreeMap<&'static str, usize>,
     /// Per probe kind: (probes, satisfied by some suite database).
     pub probes: BTreeMap<&'static str, (usize, usize)>,
+    /// (gold, database) pairs left out of the gold's suite, and the golds concerned.
+    pub ambiguous: usize,
+    pub golds_with_ambiguous: usize,
+    /// Suite databases respelled for golds natural data never matches.
+    pub respelled: usize,
 }
 
 fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
@@ -124,7 +136,8 @@ fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
             .map(|p| p.probe.clone())
             .collect(),
         undistinguished,
-        suite_size,
+        suite_size: suite_size - o.ambiguous_on.len() - o.respelled_on.len(),
+        ambiguous_on: o.ambiguous_on.clone(),
         gold_error: o.gold_error.clone(),
         unmatched_constants: o.unmatched_constants.clone(),
     }
@@ -160,6 +173,7 @@ impl Report {
                     sampled: s.sampled,
                     rejected: s.rejected,
                     ambiguous: s.ambiguous,
+                    respelled: s.respelled.clone(),
                     suite_size: s.databases.len(),
                     databases: s.databases.clone(),
                     bytes: s.bytes,
@@ -214,6 +228,9 @@ impl Report {
             suite_databases: schema_reports.iter().map(|s| s.suite_size).sum(),
             bytes: schema_reports.iter().map(|s| s.bytes).sum(),
             probes,
+            ambiguous: schema_reports.iter().map(|s| s.ambiguous).sum(),
+            golds_with_ambiguous: golds.iter().filter(|g| !g.ambiguous_on.is_empty()).count(),
+            respelled: schema_reports.iter().map(|s| s.respelled.len()).sum(),
             constraint_counts: schema_reports
                 .iter()
                 .flat_map(|s| &s.constraint_counts)
@@ -279,11 +296,13 @@ impl Report {
         if t.unmatched_golds > 0 {
             s.push_str(&format!(
                 "{} golds compare with a constant natural data never holds (spelled otherwise \
-                 in the data; see report.json): their {} neighbors were told apart on the \
-                 original only ({} distinguished); over the other golds' neighbors: {:.3}%\n",
+                 in the data; see report.json): {} of their {} neighbors told apart, on {} \
+                 databases that spell it as they do and serve only them; over the other golds' \
+                 neighbors: {:.3}%\n",
                 t.unmatched_golds,
-                t.unmatched_neighbors,
                 t.unmatched_distinguished,
+                t.unmatched_neighbors,
+                t.respelled,
                 100.0 * t.distinguished_fraction_matched
             ));
         }
@@ -296,6 +315,14 @@ impl Report {
             s.push_str(&format!(
                 "generated within constraints (each suite's constraints.toml): {}\n",
                 rules.join(", ")
+            ));
+        }
+        if t.ambiguous > 0 {
+            s.push_str(&format!(
+                "{} (gold, database) pairs left out of the gold's suite ({} golds): its question \
+                 has no natural answer there (a tie decides a superlative, or it ranges over \
+                 nothing); listed in each suite's exclusions.json\n",
+                t.ambiguous, t.golds_with_ambiguous
             ));
         }
         if !t.probes.is_empty() {
