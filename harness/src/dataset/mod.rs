@@ -350,4 +350,40 @@ mod tests {
             .unwrap_err()
             .contains("no database matches"));
     }
+
+    #[test]
+    fn a_suite_leaves_out_what_its_exclusions_name_for_a_gold() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("a");
+        std::fs::create_dir_all(&d).unwrap();
+        for f in ["a_0.sqlite", "a_1.sqlite", "a_2.sqlite"] {
+            std::fs::write(d.join(f), b"").unwrap();
+        }
+        let suite =
+            DatabaseLocator::new(&format!("{}/{{db_id}}/*.sqlite", dir.path().display())).unwrap();
+        let names = |dbs: Vec<Database>| -> Vec<String> { dbs.iter().map(|x| x.label()).collect() };
+        // No file: every database for every gold.
+        assert_eq!(suite.resolve_for("a", "SELECT 1").unwrap().len(), 3);
+        std::fs::write(
+            d.join(SUITE_EXCLUSIONS),
+            r#"{"SELECT 1": ["a_1.sqlite"], "SELECT 2": ["a_0.sqlite", "a_1.sqlite", "a_2.sqlite"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            names(suite.resolve_for("a", "SELECT 1").unwrap()),
+            ["a_0.sqlite", "a_2.sqlite"]
+        );
+        assert_eq!(suite.resolve_for("a", "SELECT 3").unwrap().len(), 3);
+        // A file that would leave a gold nothing leaves it everything.
+        assert_eq!(suite.resolve_for("a", "SELECT 2").unwrap().len(), 3);
+        // A single database is no suite: no exclusions apply.
+        let single =
+            DatabaseLocator::new(&format!("{}/{{db_id}}/a_1.sqlite", dir.path().display()))
+                .unwrap();
+        assert_eq!(single.resolve_for("a", "SELECT 1").unwrap().len(), 1);
+        // A broken file is an error that names it.
+        std::fs::write(d.join(SUITE_EXCLUSIONS), "{not json").unwrap();
+        let e = suite.resolve_for("a", "SELECT 1").unwrap_err();
+        assert!(e.contains(SUITE_EXCLUSIONS), "{e}");
+    }
 }

@@ -799,7 +799,7 @@ fn group_key_columns(
 }
 
 /// `count(*)` becomes `count(column)` for a few columns of the query's tables: they differ
-/// where the column holds NULLs.
+/// where the column holds NULLs; `ORDER BY count(*)` becomes `ORDER BY` the grouping key.
 fn count_star_columns(
     q: &Query,
     tables: &TableColumns,
@@ -818,6 +818,17 @@ fn count_star_columns(
             qualifier.entry(k).or_insert_with(|| a.clone());
         }
     }
+    // The first grouping key, as written (`Hometown`, `T1.id`).
+    let group_key = (0..q.toks.len().saturating_sub(2))
+        .find(|&i| q.toks[i].is_word("group") && q.toks[i + 1].is_word("by"))
+        .and_then(|i| {
+            let first = q.toks.get(i + 2).filter(|t| t.kind == TokenKind::Word)?;
+            let last = match (q.toks.get(i + 3), q.toks.get(i + 4)) {
+                (Some(dot), Some(col)) if dot.is_symbol(".") && col.kind == TokenKind::Word => col,
+                _ => first,
+            };
+            Some(&q.sql[first.start..last.end])
+        });
     for i in 0..q.toks.len().saturating_sub(3) {
         if !(q.toks[i].is_word("count")
             && q.toks[i + 1].is_symbol("(")
@@ -825,6 +836,16 @@ fn count_star_columns(
             && q.toks[i + 3].is_symbol(")"))
         {
             continue;
+        }
+        // `ORDER BY count(*)` → `ORDER BY key`: ranking groups by their name instead of their
+        // size (what `max(key)` answers).
+        if let Some(key) = group_key
+            .filter(|_| i >= 2 && q.toks[i - 1].is_word("by") && q.toks[i - 2].is_word("order"))
+        {
+            push(
+                NeighborKind::Column,
+                splice(q.sql, q.toks[i].start, q.toks[i + 3].end, key),
+            );
         }
         let mut made = 0;
         let mut summed = 0;
@@ -1284,6 +1305,23 @@ mod tests {
         let ns = gen(bare);
         let want = bare.replace("GROUP BY concert.Singer_ID", "GROUP BY singer.Name");
         assert!(has(&ns, NeighborKind::Column, &want), "{want}");
+    }
+
+    #[test]
+    fn ranking_groups_by_their_key_instead_of_their_size() {
+        let gold = "SELECT Country FROM singer GROUP BY Country ORDER BY count(*) DESC LIMIT 1";
+        let ns = gen(gold);
+        assert!(has(
+            &ns,
+            NeighborKind::Column,
+            "SELECT Country FROM singer GROUP BY Country ORDER BY Country DESC LIMIT 1"
+        ));
+        let qualified = "SELECT T1.Name FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID GROUP BY T1.Singer_ID ORDER BY count(*)";
+        assert!(has(
+            &gen(qualified),
+            NeighborKind::Column,
+            &qualified.replace("ORDER BY count(*)", "ORDER BY T1.Singer_ID")
+        ));
     }
 
     fn has(ns: &[Neighbor], kind: NeighborKind, sql: &str) -> bool {

@@ -139,9 +139,9 @@ pub fn probes(gold: &str, tables: &TableColumns, facts: &ColumnFacts) -> Vec<Pro
 /// At most this many `fanout` probes per gold (one per joined table).
 const FANOUT_PROBES: usize = 3;
 
-/// The `fanout` probes of a single-block gold that joins (no DISTINCT, GROUP BY, HAVING, ORDER
-/// BY, LIMIT or set operator at its top level): per table it joins, the gold without the rows
-/// of that table that match more than once.
+/// The `fanout` probes of a single-block gold that joins (no DISTINCT or set operator at its top
+/// level): per table it joins, the gold without the rows of that table that match more than
+/// once (its GROUP BY, HAVING, ORDER BY and LIMIT kept).
 fn fanout(gold: &str) -> Vec<Probe> {
     let body = gold.trim_end().trim_end_matches(';').trim_end();
     let toks = tokenize(body);
@@ -159,16 +159,7 @@ fn fanout(gold: &str) -> Vec<Probe> {
         }
     }
     let at = |w: &str| top.iter().copied().find(|&i| toks[i].is_word(w));
-    let excluded = [
-        "distinct",
-        "group",
-        "having",
-        "order",
-        "limit",
-        "union",
-        "intersect",
-        "except",
-    ];
+    let excluded = ["distinct", "union", "intersect", "except"];
     if !toks.first().is_some_and(|t| t.is_word("select"))
         || at("join").is_none()
         || excluded.iter().any(|w| at(w).is_some())
@@ -178,9 +169,18 @@ fn fanout(gold: &str) -> Vec<Probe> {
     let (Some(from), where_at) = (at("from"), at("where")) else {
         return Vec::new();
     };
-    let from_end = where_at.map_or(body.len(), |w| toks[w].start);
+    // Where the joined rows end: GROUP BY, ORDER BY or LIMIT (kept after the probe's
+    // condition).
+    let tail_at = ["group", "order", "limit"]
+        .iter()
+        .filter_map(|w| at(w))
+        .min()
+        .filter(|&t| t > from && where_at.is_none_or(|w| t > w));
+    let tail_start = tail_at.map_or(body.len(), |t| toks[t].start);
+    let tail = tail_at.map_or(String::new(), |_| format!(" {}", body[tail_start..].trim()));
+    let from_end = where_at.map_or(tail_start, |w| toks[w].start);
     let from_part = body[toks[from].start..from_end].trim_end();
-    let condition = where_at.map(|w| body[toks[w].end..].trim());
+    let condition = where_at.map(|w| body[toks[w].end..tail_start].trim());
     // The name each joined table goes by: its alias, else its own name.
     let mut names = Vec::new();
     for &i in top
@@ -224,7 +224,7 @@ fn fanout(gold: &str) -> Vec<Probe> {
                 kind: ProbeKind::Fanout,
                 sql: format!(
                     "{select_part} {from_part} {filter} {a}.rowid NOT IN (SELECT {a}.rowid \
-                     {from_part}{inner} GROUP BY {a}.rowid HAVING count(*) > 1)"
+                     {from_part}{inner} GROUP BY {a}.rowid HAVING count(*) > 1){tail}"
                 ),
             }
         })
@@ -315,10 +315,16 @@ mod tests {
             )
             .unwrap();
         assert_eq!(n, 1, "t's row 1 matches twice and is left out");
+        let ranked = fanout("SELECT t.x FROM t JOIN u ON t.id = u.t_id WHERE u.z > 1 GROUP BY t.x ORDER BY count(*) DESC LIMIT 1");
+        assert_eq!(
+            ranked[0].sql,
+            "SELECT t.x FROM t JOIN u ON t.id = u.t_id WHERE (u.z > 1) AND t.rowid NOT IN (SELECT \
+             t.rowid FROM t JOIN u ON t.id = u.t_id WHERE (u.z > 1) GROUP BY t.rowid HAVING \
+             count(*) > 1) GROUP BY t.x ORDER BY count(*) DESC LIMIT 1"
+        );
         for not_single in [
             "SELECT DISTINCT t.x FROM t JOIN u ON t.id = u.t_id",
-            "SELECT t.x FROM t JOIN u ON t.id = u.t_id ORDER BY t.x",
-            "SELECT count(*) FROM t JOIN u ON t.id = u.t_id GROUP BY t.x",
+            "SELECT t.x FROM t JOIN u ON t.id = u.t_id UNION SELECT z FROM u",
             "SELECT x FROM t WHERE id IN (SELECT t_id FROM u JOIN v ON u.a = v.a)",
         ] {
             assert!(fanout(not_single).is_empty(), "{not_single}");
