@@ -9,9 +9,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags};
 
 use sqlsuite::backend::Database;
-use sqlsuite::metric::exec::Exec;
 use sqlsuite::metric::Status;
-use sqlsuite::sql_text::replace_cur_year;
 use sqlsuite::Evaluation;
 
 use crate::progress::Progress;
@@ -59,17 +57,16 @@ pub(crate) fn raw_execute(conn: &Connection, sql: &str, timeout: Duration) -> bo
 fn raw_baseline(eval: &Evaluation) -> anyhow::Result<Raw> {
     let options = eval.manifest.metrics.exec.clone().unwrap_or_default();
     let timeout = Duration::from_millis(options.timeout_ms);
-    let exec = Exec::new(options);
     let mut jobs: Vec<(Database, String)> = Vec::new();
     for (i, item) in eval.items().iter().enumerate() {
         let Ok(dbs) = &eval.dataset.databases[i] else {
             continue;
         };
         for db in dbs {
-            jobs.push((db.clone(), replace_cur_year(&exec.prepare_gold(&item.gold))));
+            jobs.push((db.clone(), options.gold_plan(&item.gold).sql));
             for set in 0..eval.dataset.predictions.len() {
                 let p = eval.prediction(set, i);
-                jobs.push((db.clone(), replace_cur_year(&exec.prepare_prediction(p))));
+                jobs.push((db.clone(), options.prediction_plan(p).sql));
             }
         }
     }

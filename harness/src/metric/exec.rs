@@ -15,8 +15,7 @@ use crate::backend::{Database, ExecError, Limits};
 use crate::dataset::Item;
 use crate::denotation::{compare, format_row, CompareOptions, Difference, ResultTable, Value};
 use crate::execution::Executor;
-use crate::plug_value;
-use crate::sql_text::{fix_tokenized_operators, python_strip, remove_distinct, replace_cur_year};
+use crate::sql_text::python_strip;
 
 /// `[metrics.exec]` options.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -71,32 +70,9 @@ impl Exec {
         Exec { options, limits }
     }
 
-    /// The text the reference would execute for a gold query.
-    pub fn prepare_gold(&self, gold: &str) -> String {
-        let g = fix_tokenized_operators(gold);
-        if self.options.keep_distinct {
-            g
-        } else {
-            remove_distinct(&g)
-        }
-    }
-
-    /// The text the reference would execute for a prediction.
-    pub fn prepare_prediction(&self, prediction: &str) -> String {
-        let p = if self.options.replace_value_placeholder {
-            prediction.replace("value", "1")
-        } else {
-            prediction.to_owned()
-        };
-        self.prepare_gold(&p)
-    }
-
-    /// How results are compared for this (prepared) gold: order counts iff it has `order by`.
-    pub fn compare_options(&self, prepared_gold: &str) -> CompareOptions {
-        CompareOptions {
-            order_matters: prepared_gold.to_lowercase().contains("order by"),
-            float_tolerance: self.options.float_tolerance.unwrap_or(0.0),
-        }
+    /// The options it was made with (their plans: [`super::exec_plan`]).
+    pub fn options(&self) -> &ExecOptions {
+        &self.options
     }
 }
 
@@ -223,11 +199,9 @@ impl Metric for Exec {
         if python_strip(prediction).is_empty() {
             return Verdict::incorrect("empty", "empty prediction", "");
         }
-        let gold_text = self.prepare_gold(&item.gold);
-        let pred_text = self.prepare_prediction(prediction);
-        let options = self.compare_options(&gold_text);
-        let gold_sql = replace_cur_year(&gold_text);
-        let pred_sql = replace_cur_year(&pred_text);
+        let gold = self.options.gold_plan(&item.gold);
+        let pred = self.options.prediction_plan(prediction);
+        let (gold_sql, pred_sql, options) = (gold.sql.as_str(), pred.sql.as_str(), gold.compare);
         let mut executed = String::new();
         if pred_sql != prediction {
             executed = format!("prediction as executed: {pred_sql}\n");
@@ -235,9 +209,9 @@ impl Metric for Exec {
         if gold_sql != item.gold {
             executed.push_str(&format!("gold as executed: {gold_sql}\n"));
         }
-        let Some((reached, as_written)) = self.first_difference(
-            &gold_sql, &pred_sql, &executed, databases, executor, options,
-        ) else {
+        let Some((reached, as_written)) =
+            self.first_difference(gold_sql, pred_sql, &executed, databases, executor, options)
+        else {
             return Verdict::correct();
         };
         if !self.options.plug_value || as_written.status != Status::Incorrect {
@@ -245,17 +219,15 @@ impl Metric for Exec {
         }
         // plug_value: also try every assignment of the gold's values to the prediction's value
         // slots (likeliest first); correct if any matches.
-        let plug = plug_value::plug(&gold_text, &pred_text);
+        let plug = pred.plugged(&gold);
         let mut tried = 0usize;
         // The candidate that matched on the most databases (the likeliest first among equals):
         // the database that stopped it is the one that told the queries apart.
         let mut furthest: Option<(usize, Verdict)> = None;
         for candidate in plug.candidates() {
             tried += 1;
-            let candidate = replace_cur_year(&candidate);
             let note = format!("prediction with gold values: {candidate}\n");
-            match self.first_difference(&gold_sql, &candidate, &note, databases, executor, options)
-            {
+            match self.first_difference(gold_sql, &candidate, &note, databases, executor, options) {
                 None => return Verdict::correct(),
                 Some((_, v)) if v.status == Status::GoldError => return v,
                 Some((at, v)) => {
@@ -268,7 +240,7 @@ impl Metric for Exec {
         let summary = format!(
             "none of the {tried} assignments of the gold's {} values to the prediction's {} \
              value slots matched",
-            plug.gold_values().len(),
+            plug.gold_values(),
             plug.slots()
         );
         match furthest {

@@ -8,6 +8,7 @@
 
 pub mod exact_match;
 pub mod exec;
+pub mod exec_plan;
 pub mod pcm;
 pub mod sqleval;
 

@@ -3,7 +3,7 @@
 //! kept database tells apart yet. One suite serves every gold of the schema.
 //!
 //! "Tells apart" is the exec metric's own judgement of the neighbor as a prediction
-//! ([`crate::metric::exec::Exec`]: the same query preparation, the same comparison, a failing
+//! ([`crate::metric::exec_plan`]: the same query preparation, the same comparison, a failing
 //! or too-long prediction is wrong), so a distinguished neighbor is judged wrong on the suite.
 
 use std::path::{Path, PathBuf};
@@ -22,8 +22,8 @@ use super::SuiteError;
 use crate::backend::sqlite::{run_query, Sqlite};
 use crate::backend::{Backend, Database, ExecError, Limits};
 use crate::denotation::{compare, CompareOptions, ResultTable};
-use crate::metric::exec::{Exec, ExecOptions};
-use crate::sql_text::replace_cur_year;
+use crate::metric::exec::ExecOptions;
+use crate::metric::exec_plan::GoldPlan;
 
 /// How to distil.
 #[derive(Debug, Clone)]
@@ -180,14 +180,11 @@ const MAX_PLUG_CANDIDATES: usize = 64;
 
 /// The texts the exec metric would run for `neighbor` as a prediction: as written and, with
 /// `plug_value` (and not for a constant edit, which plugging undoes), the plugged candidates.
-fn targets(exec: &Exec, plug_value: bool, gold_text: &str, neighbor: &Neighbor) -> Vec<String> {
-    let pred_text = exec.prepare_prediction(&neighbor.sql);
-    let as_written = replace_cur_year(&pred_text);
-    let mut out = vec![as_written.clone()];
-    if plug_value && !neighbor.kind.is_value() {
-        let plug = crate::plug_value::plug(gold_text, &pred_text);
-        for c in plug.candidates().take(MAX_PLUG_CANDIDATES) {
-            let c = replace_cur_year(&c);
+fn targets(exec: &ExecOptions, gold: &GoldPlan, neighbor: &Neighbor) -> Vec<String> {
+    let plan = exec.prediction_plan(&neighbor.sql);
+    let mut out = vec![plan.sql.clone()];
+    if exec.plug_value && !neighbor.kind.is_value() {
+        for c in plan.plugged(gold).candidates().take(MAX_PLUG_CANDIDATES) {
             if !out.contains(&c) {
                 out.push(c);
             }
@@ -239,7 +236,7 @@ pub fn distill_schema(
 ) -> Result<SchemaOutcome, SuiteError> {
     let started = Instant::now();
     let db_id = input.schema.db_id.clone();
-    let exec = Exec::new(options.exec.clone());
+    let exec = &options.exec;
     let limits = Limits {
         timeout: options.query_timeout,
         ..Limits::default()
@@ -265,12 +262,11 @@ pub fn distill_schema(
     let mut outcomes: Vec<GoldOutcome> = Vec::new();
     let mut prepared: Vec<Prepared> = Vec::new();
     for g in &input.golds {
-        let gold_text = exec.prepare_gold(&g.gold);
+        let gold = exec.gold_plan(&g.gold);
         let mut rng =
             fastrand::Rng::with_seed(database_seed(options.seed, &db_id, usize::MAX - g.index));
-        let ns = neighbors(&gold_text, &tables, &facts, &mut rng);
-        let gold_sql = replace_cur_year(&gold_text);
-        let ps: Vec<ProbeOutcome> = probes(&gold_sql, &tables, &facts)
+        let ns = neighbors(&gold.text, &tables, &facts, &mut rng);
+        let ps: Vec<ProbeOutcome> = probes(&gold.sql, &tables, &facts)
             .into_iter()
             .map(|probe| ProbeOutcome {
                 probe,
@@ -278,12 +274,9 @@ pub fn distill_schema(
             })
             .collect();
         prepared.push(Prepared {
-            gold: gold_sql,
-            options: exec.compare_options(&gold_text),
-            targets: ns
-                .iter()
-                .map(|n| targets(&exec, options.exec.plug_value, &gold_text, n))
-                .collect(),
+            targets: ns.iter().map(|n| targets(exec, &gold, n)).collect(),
+            options: gold.compare,
+            gold: gold.sql,
             open_probes: vec![true; ps.len()],
         });
         outcomes.push(GoldOutcome {
