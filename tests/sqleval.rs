@@ -247,9 +247,15 @@ impl Pair {
     fn reads_the_clock(&self) -> bool {
         let reads = |sql: &str| {
             let sql = sql.to_lowercase();
-            ["'now'", "current_date", "current_time", "now()", "localtime"]
-                .iter()
-                .any(|w| sql.contains(w))
+            [
+                "'now'",
+                "current_date",
+                "current_time",
+                "now()",
+                "localtime",
+            ]
+            .iter()
+            .any(|w| sql.contains(w))
         };
         reads(&self.gold) || reads(&self.candidate)
     }
