@@ -37,9 +37,9 @@ pub struct DistillOptions {
     pub exec: ExecOptions,
     /// Per-query time limit while distilling.
     pub query_timeout: Duration,
-    /// Keep no random database on which some gold's question has no natural answer
-    /// ([`ambiguous_answer`]): a tie decides which rows a superlative returns, or a superlative
-    /// or an aggregate ranges over nothing.
+    /// Leave a random database out of the suite of each gold whose question has no natural
+    /// answer on it ([`Presupposition::fails`]): a tie decides which rows a superlative
+    /// returns, or a superlative or an aggregate ranges over nothing.
     pub reject_ambiguous: bool,
 }
 
@@ -110,7 +110,7 @@ pub struct GoldOutcome {
     /// The gold itself failed on the base database (no neighbors then).
     pub gold_error: Option<String>,
     /// Suite databases on which the gold's question has no natural answer
-    /// ([`ambiguous_answer`]): no part of its suite (listed in the suite's
+    /// ([`Presupposition::fails`]): no part of its suite (listed in the suite's
     /// [`crate::dataset::SUITE_EXCLUSIONS`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ambiguous_on: Vec<String>,
@@ -170,6 +170,8 @@ pub fn database_seed(seed: u64, db_id: &str, k: usize) -> u64 {
 struct Prepared {
     gold: String,
     options: CompareOptions,
+    /// What the gold's question presupposes of a database.
+    presupposes: Presupposition,
     targets: Vec<Vec<String>>,
     /// Per probe: still to satisfy.
     open_probes: Vec<bool>,
@@ -274,6 +276,7 @@ pub fn distill_schema(
             })
             .collect();
         prepared.push(Prepared {
+            presupposes: Presupposition::of(&gold.sql),
             targets: ns.iter().map(|n| targets(exec, &gold, n)).collect(),
             options: gold.compare,
             gold: gold.sql,
@@ -517,7 +520,8 @@ pub fn distill_schema(
             // Where the gold's question has no natural answer, this database is no part of
             // its suite: it tells none of its neighbors apart.
             if options.reject_ambiguous
-                && ambiguous_answer(&p.gold, &gold, p.options, &target, &mut twin, &limits)?
+                && p.presupposes
+                    .fails(&p.gold, &gold, p.options, &target, &mut twin, &limits)?
             {
                 excluded.push(g);
                 continue;
@@ -556,9 +560,8 @@ pub fn distill_schema(
                 Ok(_) if respell && natural[g] => {}
                 Ok(answer) => {
                     if options.reject_ambiguous
-                        && ambiguous_answer(
-                            &p.gold, &answer, p.options, &target, &mut twin, &limits,
-                        )?
+                        && p.presupposes
+                            .fails(&p.gold, &answer, p.options, &target, &mut twin, &limits)?
                     {
                         excluded.push(g);
                     }
@@ -603,6 +606,7 @@ pub fn distill_schema(
     // Per gold (its text as in the gold file): the databases that are no part of its suite.
     let mut exclusions = crate::dataset::Exclusions::new();
     for (g, o) in input.golds.iter().zip(&outcomes) {
+        // Two items with the same gold share an entry; a database is named once.
         if !o.ambiguous_on.is_empty() || !o.respelled_on.is_empty() {
             let e = exclusions.entry(g.gold.clone()).or_default();
             for name in o.ambiguous_on.iter().chain(&o.respelled_on) {
@@ -655,25 +659,15 @@ impl Twin<'_> {
         sql: &str,
         limits: &Limits,
     ) -> Result<Result<ResultTable, ExecError>, SuiteError> {
-        if self.conn.is_none() {
-            self.conn = Some(random_db::in_memory_ordered(
-                self.schema,
-                self.constants,
-                self.seed,
-                true,
-            )?);
-        }
-        Ok(self
-            .conn
-            .as_ref()
-            .map_or(Err(ExecError::Sql("no twin".into())), |c| {
-                run_query(c, sql, limits)
-            }))
+        let conn = match self.conn.take() {
+            Some(c) => c,
+            None => random_db::in_memory_ordered(self.schema, self.constants, self.seed, true)?,
+        };
+        Ok(run_query(self.conn.insert(conn), sql, limits))
     }
 }
 
-/// Does `gold` (whose `answer` on this database is given) have no natural answer here? Its
-/// question presupposes one:
+/// What a gold's question presupposes of a database, read once from its SQL:
 ///
 /// * a superlative (`LIMIT`, or a `max`/`min`) ranges over something: its answer is not empty;
 /// * an aggregate (`max`, `min`, `avg`, `sum`) ranges over something: its answer is not a single
@@ -681,52 +675,73 @@ impl Twin<'_> {
 /// * a superlative (`ORDER BY … LIMIT k`) picks its rows by the order, not by a tie: its k-th
 ///   and (k+1)-th rows differ on the sort keys ([`ties::tie_checks`]); where that cannot be
 ///   checked (a LIMIT without ORDER BY, a check that does not run), the same rows inserted in
-///   reverse order (`twin`) must give the same answer.
-fn ambiguous_answer(
-    gold: &str,
-    answer: &ResultTable,
-    options: CompareOptions,
-    target: &Target,
-    twin: &mut Twin,
-    limits: &Limits,
-) -> Result<bool, SuiteError> {
-    let toks = super::tokens::tokenize(gold);
-    let has = |w: &str| toks.iter().any(|t| t.is_word(w));
-    let limit = has("limit");
-    let extreme = has("max") || has("min");
-    let aggregate = extreme || has("avg") || has("sum");
-    if (limit || extreme) && answer.rows.is_empty() {
-        return Ok(true);
-    }
-    let all_null = |row: &Vec<crate::denotation::Value>| {
-        row.iter()
-            .all(|v| matches!(v, crate::denotation::Value::Null))
-    };
-    if aggregate && answer.rows.len() == 1 && all_null(&answer.rows[0]) {
-        return Ok(true);
-    }
-    if !limit {
-        return Ok(false);
-    }
-    let checks = ties::tie_checks(gold);
-    let mut checked = 0;
-    for c in &checks {
-        let Ok(keys) = target.run(&c.sql, limits) else {
-            continue;
-        };
-        checked += 1;
-        if keys.rows.len() > c.limit && keys.rows[c.limit - 1] == keys.rows[c.limit] {
-            return Ok(true);
+///   reverse order (the twin) must give the same answer.
+struct Presupposition {
+    limits: usize,
+    extreme: bool,
+    aggregate: bool,
+    ties: Vec<ties::TieCheck>,
+}
+
+impl Presupposition {
+    fn of(gold: &str) -> Presupposition {
+        let toks = super::tokens::tokenize(gold);
+        let has = |w: &str| toks.iter().any(|t| t.is_word(w));
+        let extreme = has("max") || has("min");
+        let limits = toks.iter().filter(|t| t.is_word("limit")).count();
+        Presupposition {
+            limits,
+            extreme,
+            aggregate: extreme || has("avg") || has("sum"),
+            ties: if limits > 0 {
+                ties::tie_checks(gold)
+            } else {
+                Vec::new()
+            },
         }
     }
-    let limits_in_gold = toks.iter().filter(|t| t.is_word("limit")).count();
-    if checked == limits_in_gold {
-        return Ok(false);
+
+    /// Does `gold`, whose `answer` on `target` is given, have no natural answer there?
+    fn fails(
+        &self,
+        gold: &str,
+        answer: &ResultTable,
+        options: CompareOptions,
+        target: &Target,
+        twin: &mut Twin,
+        limits: &Limits,
+    ) -> Result<bool, SuiteError> {
+        if (self.limits > 0 || self.extreme) && answer.rows.is_empty() {
+            return Ok(true);
+        }
+        let all_null = |row: &Vec<crate::denotation::Value>| {
+            row.iter()
+                .all(|v| matches!(v, crate::denotation::Value::Null))
+        };
+        if self.aggregate && answer.rows.len() == 1 && all_null(&answer.rows[0]) {
+            return Ok(true);
+        }
+        if self.limits == 0 {
+            return Ok(false);
+        }
+        let mut checked = 0;
+        for c in &self.ties {
+            let Ok(keys) = target.run(&c.sql, limits) else {
+                continue;
+            };
+            checked += 1;
+            if keys.rows.len() > c.limit && keys.rows[c.limit - 1] == keys.rows[c.limit] {
+                return Ok(true);
+            }
+        }
+        if checked == self.limits {
+            return Ok(false);
+        }
+        Ok(match twin.run(gold, limits)? {
+            Ok(other) => compare(answer, &other, options).is_err(),
+            Err(_) => true,
+        })
     }
-    Ok(match twin.run(gold, limits)? {
-        Ok(other) => compare(answer, &other, options).is_err(),
-        Err(_) => true,
-    })
 }
 
 /// Removes an earlier suite's files for `db_id` from `dir` (only `<db_id>_<k>.sqlite`).

@@ -307,14 +307,9 @@ impl Report {
             ));
         }
         if !t.constraint_counts.is_empty() {
-            let rules: Vec<String> = t
-                .constraint_counts
-                .iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect();
             s.push_str(&format!(
                 "generated within constraints (each suite's constraints.toml): {}\n",
-                rules.join(", ")
+                counts(&t.constraint_counts)
             ));
         }
         if t.ambiguous > 0 {
@@ -337,14 +332,9 @@ impl Report {
             ));
         }
         if !t.undistinguished_by_kind.is_empty() {
-            let kinds: Vec<String> = t
-                .undistinguished_by_kind
-                .iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect();
             s.push_str(&format!(
                 "undistinguished by kind: {} ({} of a known-hard kind)\n",
-                kinds.join(", "),
+                counts(&t.undistinguished_by_kind),
                 t.undistinguished_hard
             ));
         }
@@ -358,4 +348,10 @@ pub fn hardness_name(h: Hardness) -> &'static str {
         Hardness::ManyConjuncts => "many_conjuncts",
         Hardness::CountThreshold => "count_threshold",
     }
+}
+
+/// `name n, name n, …` in the map's order.
+fn counts<K: std::fmt::Display>(by: &BTreeMap<K, usize>) -> String {
+    let listed: Vec<String> = by.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    listed.join(", ")
 }
