@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags};
 
 use sqlsuite::backend::Database;
-use sqlsuite::metric::Status;
+use sqlsuite::metric::exact_match::{ExactMatch, ExactMatchOptions};
+use sqlsuite::metric::exec::{Exec, ExecOptions};
+use sqlsuite::metric::sqleval::SqlevalOptions;
+use sqlsuite::metric::{Metric, Status};
 use sqlsuite::Evaluation;
 
 use crate::progress::Progress;
@@ -23,13 +26,14 @@ struct Raw {
 }
 
 fn raw_open(db: &Database) -> rusqlite::Result<Connection> {
-    if db.path().extension().is_some_and(|e| e == "sql") {
+    let path = db.as_file().unwrap_or(Path::new(""));
+    if path.extension().is_some_and(|e| e == "sql") {
         let conn = Connection::open_in_memory()?;
-        let script = std::fs::read_to_string(db.path()).unwrap_or_default();
+        let script = std::fs::read_to_string(path).unwrap_or_default();
         conn.execute_batch(&script)?;
         Ok(conn)
     } else {
-        Connection::open_with_flags(db.path(), OpenFlags::SQLITE_OPEN_READ_ONLY)
+        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
     }
 }
 
@@ -54,8 +58,7 @@ pub(crate) fn raw_execute(conn: &Connection, sql: &str, timeout: Duration) -> bo
     Instant::now() >= deadline
 }
 
-fn raw_baseline(eval: &Evaluation) -> anyhow::Result<Raw> {
-    let options = eval.manifest.metrics.exec.clone().unwrap_or_default();
+fn raw_baseline(eval: &Evaluation, options: &ExecOptions) -> anyhow::Result<Raw> {
     let timeout = Duration::from_millis(options.timeout_ms);
     let mut jobs: Vec<(Database, String)> = Vec::new();
     for (i, item) in eval.items().iter().enumerate() {
@@ -103,16 +106,29 @@ fn raw_baseline(eval: &Evaluation) -> anyhow::Result<Raw> {
 
 pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode> {
     let mut loaded = sqlsuite::Manifest::load(manifest)?;
-    if loaded.metrics.sqleval.is_some() {
-        if let (Some(ms), Some(options)) = (timeout_ms, loaded.metrics.sqleval.as_mut()) {
+    // The benchmark measures execution: a manifest's [cache] dir, which may serve golds from
+    // disk, is ignored.
+    loaded.cache = None;
+    let enabled: Vec<&str> = sqlsuite::registry::compose(&loaded)?
+        .metrics
+        .iter()
+        .map(|m| m.name())
+        .collect();
+    if enabled.contains(&"sqleval") {
+        let mut options: SqlevalOptions = loaded.metric_options("sqleval")?.unwrap_or_default();
+        if let Some(ms) = timeout_ms {
             options.timeout_ms = ms;
         }
-        return crate::bench_sqleval::run(loaded);
+        return crate::bench_sqleval::run(loaded, options);
     }
-    if let (Some(ms), Some(exec)) = (timeout_ms, loaded.metrics.exec.as_mut()) {
+    let mut exec: ExecOptions = loaded.metric_options("exec")?.unwrap_or_default();
+    if let Some(ms) = timeout_ms {
         exec.timeout_ms = ms;
     }
-    let eval = Evaluation::new(loaded)?;
+    let with = |options: ExecOptions| {
+        move |_: &_| Ok(vec![Box::new(Exec::new(options)) as Box<dyn Metric>])
+    };
+    let eval = Evaluation::with_metrics(loaded.clone(), with(exec.clone()))?;
     let sets = eval.dataset.predictions.len();
     let items = eval.items().len();
     let skipped_items = eval.dataset.databases.iter().filter(|d| d.is_err()).count();
@@ -123,7 +139,7 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         sets * skipped_items
     );
 
-    let raw = raw_baseline(&eval)?;
+    let raw = raw_baseline(&eval, &exec)?;
     let secs = |d: Duration| d.as_secs_f64();
     println!(
         "raw SQLite, 1 thread, {} queries once each (golds + predictions): {:.2} s; \
@@ -131,22 +147,13 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         raw.queries,
         secs(raw.total),
         raw.timed_out,
-        eval.manifest
-            .metrics
-            .exec
-            .as_ref()
-            .map_or(0, |o| o.timeout_ms),
+        exec.timeout_ms,
         secs(raw.timed_out_time),
         secs(raw.total - raw.timed_out_time)
     );
 
-    // The evaluation, cold: a fresh Evaluation has empty in-memory caches. (A manifest with a
-    // [cache] dir may serve golds from disk; the bench ignores it to measure execution.)
-    let mut manifest_cold = eval.manifest.clone();
-    manifest_cold.cache = None;
-    let mut exec_only = manifest_cold.clone();
-    exec_only.metrics.exact_match = None;
-    let cold = Evaluation::new(exec_only)?;
+    // The evaluation, cold: a fresh Evaluation has empty in-memory caches.
+    let cold = Evaluation::with_metrics(loaded.clone(), with(exec.clone()))?;
     let (wall, _) = timed(&cold, "evaluating exec");
     let results: Vec<_> = (0..sets)
         .flat_map(|s| (0..items).map(move |i| (s, i)))
@@ -173,13 +180,7 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         secs(wall) / secs(raw.total - raw.timed_out_time).max(1e-9)
     );
     // Timed-out predictions cost their full timeout on one worker each, whatever the engine.
-    let timeout = Duration::from_millis(
-        cold.manifest
-            .metrics
-            .exec
-            .as_ref()
-            .map_or(0, |o| o.timeout_ms),
-    );
+    let timeout = Duration::from_millis(exec.timeout_ms);
     let threads = rayon::current_num_threads() as f64;
     let rest = (secs(wall) - timeouts as f64 * secs(timeout) / threads).max(0.0);
     println!(
@@ -190,11 +191,12 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
     );
 
     // Exact set match: no database, parse and compare only.
-    if let Some(tables) = &manifest_cold.tables {
-        let mut esm = manifest_cold.clone();
-        esm.metrics.exec = None;
-        esm.metrics.exact_match = Some(Default::default());
-        let esm = Evaluation::new(esm)?;
+    if let Some(tables) = &loaded.tables {
+        let esm = Evaluation::with_metrics(loaded.clone(), |resources| {
+            let schemas = resources.schemas.clone().ok_or("no schemas")?;
+            let esm = ExactMatch::new(&ExactMatchOptions::default(), schemas);
+            Ok(vec![Box::new(esm) as Box<dyn Metric>])
+        })?;
         let (wall, _) = timed(&esm, "evaluating exact_match");
         println!(
             "exact_match ({} threads, schemas from {}): {} predictions in {:.2} s = {:.0} items/s",
@@ -207,13 +209,12 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
     }
 
     // Execution with plug_value: the prediction as written, then gold values in its slots.
-    if let Some(options) = &manifest_cold.metrics.exec {
-        let mut plug = manifest_cold.clone();
-        plug.metrics.exact_match = None;
-        if let Some(exec) = plug.metrics.exec.as_mut() {
-            exec.plug_value = true;
-        }
-        let plugged = Evaluation::new(plug)?;
+    if enabled.contains(&"exec") {
+        let options = ExecOptions {
+            plug_value: true,
+            ..exec.clone()
+        };
+        let plugged = Evaluation::with_metrics(loaded.clone(), with(options.clone()))?;
         let (wall, worst) = timed(&plugged, "evaluating exec with plug_value");
         let correct = (0..sets)
             .flat_map(|s| (0..items).map(move |i| (s, i)))

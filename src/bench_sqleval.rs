@@ -10,9 +10,8 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use sqlsuite::backend::Database;
-use sqlsuite::manifest::BackendKind;
-use sqlsuite::metric::sqleval::Sqleval;
-use sqlsuite::metric::{is_correct_code, Status};
+use sqlsuite::metric::sqleval::{Sqleval, SqlevalOptions};
+use sqlsuite::metric::{is_correct_code, Metric, Status};
 use sqlsuite::{Evaluation, Manifest};
 
 use crate::progress::Progress;
@@ -29,8 +28,11 @@ impl Raw {
         match self {
             Raw::Sqlite(conns) => {
                 if !conns.contains_key(db) {
+                    let path = db
+                        .as_file()
+                        .ok_or_else(|| anyhow::anyhow!("{db} is no file"))?;
                     let c = rusqlite::Connection::open_with_flags(
-                        db.path(),
+                        path,
                         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
                     )?;
                     conns.insert(db.clone(), c);
@@ -43,7 +45,7 @@ impl Raw {
             Raw::Postgres(connection, clients) => {
                 if !clients.contains_key(db) {
                     let mut config = postgres::Config::from_str(connection)?;
-                    config.dbname(&db.path().to_string_lossy());
+                    config.dbname(&db.label());
                     let mut client = config.connect(postgres::NoTls)?;
                     client.batch_execute(&format!(
                         "SET statement_timeout = {}",
@@ -61,14 +63,19 @@ impl Raw {
     }
 }
 
-pub fn run(mut manifest: Manifest) -> anyhow::Result<ExitCode> {
-    manifest.cache = None;
-    let options = manifest.metrics.sqleval.clone().unwrap_or_default();
+/// Benchmarks `manifest` (whose `[cache]` the caller dropped) with the SQL-Eval metric made
+/// with `options`.
+pub fn run(manifest: Manifest, options: SqlevalOptions) -> anyhow::Result<ExitCode> {
     let timeout = Duration::from_millis(options.timeout_ms);
-    let metric = Sqleval::new(options);
-    let eval = Evaluation::new(manifest)?;
+    let metric = Sqleval::new(options.clone());
+    let eval = Evaluation::with_metrics(manifest, |_| {
+        Ok(vec![Box::new(Sqleval::new(options)) as Box<dyn Metric>])
+    })?;
     let (sets, items) = (eval.dataset.predictions.len(), eval.items().len());
-    let backend = format!("{:?}", eval.manifest.backend).to_lowercase();
+    let databases = eval
+        .databases()
+        .ok_or_else(|| anyhow::anyhow!("SQL-Eval runs queries: the manifest has no [databases]"))?;
+    let backend = databases.backend;
     println!(
         "bench {} on {backend}: {sets} prediction sets × {items} items",
         eval.dataset.name
@@ -88,12 +95,9 @@ pub fn run(mut manifest: Manifest) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let mut raw = match eval.manifest.backend {
-        BackendKind::Sqlite => Raw::Sqlite(HashMap::new()),
-        BackendKind::Postgres => Raw::Postgres(
-            eval.manifest.connection.clone().unwrap_or_default(),
-            HashMap::new(),
-        ),
+    let mut raw = match &databases.connection {
+        None => Raw::Sqlite(HashMap::new()),
+        Some(connection) => Raw::Postgres(connection.clone(), HashMap::new()),
     };
     let bar = Progress::new(jobs.len() as u64, "raw client");
     let start = Instant::now();

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
+use sqlsuite::metric::exec::ExecOptions;
 use sqlsuite::test_suite::distill::{distill_all, DistillOptions};
 use sqlsuite::test_suite::inputs::schema_inputs;
 use sqlsuite::test_suite::report::Report;
@@ -28,18 +29,23 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let manifest = Manifest::load(&args.manifest)?;
-    if manifest.backend != sqlsuite::manifest::BackendKind::Sqlite {
+    let composition = sqlsuite::registry::compose(&manifest)?;
+    if composition
+        .databases
+        .as_ref()
+        .is_some_and(|d| d.backend != sqlsuite::backend::sqlite::ENTRY.name)
+    {
         anyhow::bail!(
             "{}: distillation writes SQLite test suites; this manifest's backend is not SQLite",
             args.manifest.display()
         );
     }
-    let inputs = schema_inputs(&manifest, &args.only)?;
+    let inputs = schema_inputs(&manifest, &composition, &args.only)?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| Path::new("target/suites").join(&manifest.name));
-    let mut exec = manifest.metrics.exec.clone().unwrap_or_default();
+    let mut exec: ExecOptions = manifest.metric_options("exec")?.unwrap_or_default();
     exec.plug_value |= args.plug_value;
     let plug_value = exec.plug_value;
     let options = DistillOptions {

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use sqlsuite::metric::exact_match::{EsmMode, ExactMatchOptions};
+use sqlsuite::metric::exact_match::{EsmMode, ExactMatch, ExactMatchOptions};
+use sqlsuite::metric::Metric;
 use sqlsuite::report::official;
 use sqlsuite::{harness, Evaluation, Manifest};
 
@@ -74,12 +75,18 @@ fn reproduce_eval_output() -> Result<(), Failed> {
     let mut truncated = manifest.clone();
     truncated.gold = gold;
     truncated.predictions[0].file = predict;
-    truncated.metrics.exec = None; // the official run was `--etype match`
-    truncated.metrics.exact_match = Some(ExactMatchOptions {
-        mode: EsmMode::LegacySparc,
-    });
     truncated.cache = None;
-    let eval = Evaluation::new(truncated).map_err(|e| e.to_string())?;
+    // The official run was `--etype match`: exact match alone, in the SParC-era mode.
+    let eval = Evaluation::with_metrics(truncated, |resources| {
+        let schemas = resources.schemas.clone().ok_or("no schemas")?;
+        let options = ExactMatchOptions {
+            mode: EsmMode::LegacySparc,
+        };
+        Ok(vec![
+            Box::new(ExactMatch::new(&options, schemas)) as Box<dyn Metric>
+        ])
+    })
+    .map_err(|e| e.to_string())?;
     let ours = official::table(&eval, 0).ok_or("no official table (items have no hardness)")?;
     let expected = read("eval_output.txt")?;
 

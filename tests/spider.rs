@@ -13,7 +13,8 @@ use std::sync::{Arc, OnceLock};
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::dataset::spider::read_gold;
 use sqlsuite::harness;
-use sqlsuite::metric::Status;
+use sqlsuite::metric::exec::{Exec, ExecOptions};
+use sqlsuite::metric::{Metric, Status};
 use sqlsuite::{Evaluation, Manifest};
 
 const MANIFEST: &str = "datasets/spider.toml";
@@ -26,11 +27,19 @@ const FLOAT_SUMMATION: &[(&str, usize)] = &[];
 
 /// The same manifest with the reference's `--plug_value` (exec only).
 fn plug_value_evaluation() -> Result<Evaluation, String> {
-    let mut manifest = Manifest::load(MANIFEST).map_err(|e| e.to_string())?;
-    let exec = manifest.metrics.exec.as_mut().ok_or("no exec metric")?;
-    exec.plug_value = true;
-    manifest.metrics.exact_match = None;
-    Evaluation::new(manifest).map_err(|e| e.to_string())
+    let manifest = Manifest::load(MANIFEST).map_err(|e| e.to_string())?;
+    let options: ExecOptions = manifest
+        .metric_options("exec")
+        .map_err(|e| e.to_string())?
+        .ok_or("no exec metric")?;
+    let plugged = ExecOptions {
+        plug_value: true,
+        ..options
+    };
+    Evaluation::with_metrics(manifest, |_| {
+        Ok(vec![Box::new(Exec::new(plugged)) as Box<dyn Metric>])
+    })
+    .map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {

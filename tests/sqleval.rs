@@ -29,7 +29,8 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use sqlsuite::dataset::sqleval::unescape;
 use sqlsuite::harness;
-use sqlsuite::metric::{is_correct_code, Status};
+use sqlsuite::metric::sqleval::{Sqleval, SqlevalOptions};
+use sqlsuite::metric::{is_correct_code, Metric, Status};
 use sqlsuite::sqleval::{
     compare_with_fixes, compare_with_gold_sql, expand_gold, tables_from_reference_json, Fixes,
     Mode, Table,
@@ -149,7 +150,7 @@ fn check_executed_compat(eval: &Evaluation, path: &Path) -> Result<(), Failed> {
     }
     println!(
         "conformance sqleval executed on {}: compat agrees on {} of {} pairs{}",
-        format!("{:?}", eval.manifest.backend).to_lowercase(),
+        eval.databases().map_or("no databases", |d| d.backend),
         pairs.len() - disagreements.len() - clock.len(),
         pairs.len(),
         clock_note(&clock, &pairs)
@@ -163,13 +164,20 @@ fn check_executed_compat(eval: &Evaluation, path: &Path) -> Result<(), Failed> {
 
 /// Default mode, executed, against default mode on the reference's own result tables.
 fn check_executed_default(manifest: &str, path: &Path) -> Result<(), Failed> {
-    let mut m = Manifest::load(manifest).map_err(|e| e.to_string())?;
-    m.metrics
-        .sqleval
-        .as_mut()
-        .ok_or("the manifest does not enable sqleval")?
-        .compat = None;
-    let eval = Arc::new(Evaluation::new(m).map_err(|e| e.to_string())?);
+    let m = Manifest::load(manifest).map_err(|e| e.to_string())?;
+    let options: SqlevalOptions = m
+        .metric_options("sqleval")
+        .map_err(|e| e.to_string())?
+        .ok_or("the manifest does not enable sqleval")?;
+    let default = SqlevalOptions {
+        compat: None,
+        ..options
+    };
+    let eval = Evaluation::with_metrics(m, |_| {
+        Ok(vec![Box::new(Sqleval::new(default)) as Box<dyn Metric>])
+    })
+    .map_err(|e| e.to_string())?;
+    let eval = Arc::new(eval);
     let pairs = read_pairs(path)?;
     aligned(&eval, &pairs)?;
     eval.evaluate_set(0, &|| {});

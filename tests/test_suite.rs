@@ -33,7 +33,6 @@ use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::Database;
 use sqlsuite::dataset::{predictions, spider, DatabaseLocator, Item};
 use sqlsuite::execution::Executor;
-use sqlsuite::harness;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
@@ -41,6 +40,7 @@ use sqlsuite::test_suite::distill::{distill_all, DistillOptions, SchemaOutcome};
 use sqlsuite::test_suite::inputs::schema_inputs;
 use sqlsuite::test_suite::report::Report;
 use sqlsuite::Manifest;
+use sqlsuite::{harness, registry};
 
 const MANIFEST: &str = "datasets/spider.toml";
 /// wta_1 has no original database: its suite is random only.
@@ -95,6 +95,15 @@ impl Sample {
     }
 }
 
+/// The locator of a manifest's original databases.
+fn originals(manifest: &Manifest) -> Result<DatabaseLocator, String> {
+    let composition = registry::compose(manifest).map_err(|e| e.to_string())?;
+    let databases = composition
+        .databases
+        .ok_or("the manifest has no [databases]")?;
+    DatabaseLocator::of(&databases.naming).map_err(|e| e.to_string())
+}
+
 fn sample_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(name)
 }
@@ -105,7 +114,8 @@ fn distill(
     only: &[String],
     budget: usize,
 ) -> Result<Vec<SchemaOutcome>, String> {
-    let inputs = schema_inputs(manifest, only).map_err(|e| e.to_string())?;
+    let composition = registry::compose(manifest).map_err(|e| e.to_string())?;
+    let inputs = schema_inputs(manifest, &composition, only).map_err(|e| e.to_string())?;
     // Distilled for plug_value evaluation, as the acceptance bar evaluates.
     let options = DistillOptions {
         seed: SEED,
@@ -329,7 +339,7 @@ fn deterministic(sample: &Sample) -> Result<(), Failed> {
 /// For every model, with plug_value: suite-correct implies single-database-correct.
 fn models(sample: &Sample) -> Result<(), Failed> {
     let items = spider::read_gold(&sample.manifest.gold).map_err(|e| e.to_string())?;
-    let originals = DatabaseLocator::new(&sample.manifest.databases).map_err(|e| e.to_string())?;
+    let originals = originals(&sample.manifest)?;
     let ex = Executor::new(Box::new(Sqlite), None);
     let plug = exec(true);
     let mut problems = Vec::new();
@@ -478,7 +488,7 @@ fn read_fixture(path: &Path, golds: usize) -> Result<Vec<Pair>, String> {
 fn equivalences(sample: &Sample) -> Result<(), Failed> {
     let items = spider::read_gold(&sample.manifest.gold).map_err(|e| e.to_string())?;
     let pairs = read_fixture(Path::new(FIXTURE), items.len())?;
-    let originals = DatabaseLocator::new(&sample.manifest.databases).map_err(|e| e.to_string())?;
+    let originals = originals(&sample.manifest)?;
     let ex = Executor::new(Box::new(Sqlite), None);
     let (plain, plug) = (exec(false), exec(true));
     let keep = Exec::new(ExecOptions {

@@ -5,35 +5,18 @@
 //! prediction is judged once per run however many reports look at it.
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::backend;
-use crate::dataset::{Dataset, DatasetError, Item};
+use crate::backend::{Backend, Databases};
+use crate::dataset::{Dataset, Item};
 use crate::execution::Executor;
-use crate::manifest::{LoadError, Manifest};
-use crate::metric::{self, exact_match, Metric, Status, Verdict};
-use crate::spider_sql;
+use crate::manifest::Manifest;
+use crate::metric::{exact_match, Metric, Resources, Status, Verdict};
+use crate::registry::{self, Composition};
 
-/// Errors opening an evaluation.
-#[derive(Debug, thiserror::Error)]
-pub enum OpenError {
-    #[error(transparent)]
-    Manifest(#[from] LoadError),
-    #[error(transparent)]
-    Dataset(#[from] DatasetError),
-    #[error("{}: {message}", manifest.display())]
-    Metric {
-        manifest: std::path::PathBuf,
-        message: String,
-    },
-    #[error("{}: backend: {message}", manifest.display())]
-    Backend {
-        manifest: std::path::PathBuf,
-        message: String,
-    },
-}
+pub use crate::registry::OpenError;
 
 /// The verdicts of every enabled metric for one prediction.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,6 +51,7 @@ pub struct Evaluation {
     pub manifest: Manifest,
     pub dataset: Dataset,
     metrics: Vec<Box<dyn Metric>>,
+    databases: Option<Databases>,
     executor: Executor,
     results: Vec<Vec<OnceLock<ItemResult>>>,
 }
@@ -78,31 +62,50 @@ impl Evaluation {
         Evaluation::new(Manifest::load(manifest)?)
     }
 
+    /// The evaluation a manifest describes ([`registry::compose`]).
     pub fn new(manifest: Manifest) -> Result<Evaluation, OpenError> {
-        let mut dataset = Dataset::load(&manifest)?;
-        let mut resources = metric::Resources::default();
-        if let Some(tables) = &manifest.tables {
-            let schemas =
-                spider_sql::load_schemas(tables).map_err(|message| DatasetError::File {
-                    path: tables.clone(),
-                    message,
-                })?;
-            // Items learn their gold's hardness here, for every metric's per-hardness report.
-            for item in &mut dataset.items {
-                item.hardness = exact_match::hardness(&schemas, item);
-            }
-            resources.schemas = Some(Arc::new(schemas));
-        }
-        let metrics = metric::from_manifest(&manifest.metrics, &resources).map_err(|message| {
-            OpenError::Metric {
+        let composition = registry::compose(&manifest)?;
+        Evaluation::composed(manifest, composition)
+    }
+
+    /// The evaluation of a manifest with other metrics than it enables, made from its resources
+    /// (for tools that compare variants of one metric: the benchmark, conformance runs).
+    pub fn with_metrics(
+        manifest: Manifest,
+        metrics: impl FnOnce(&Resources) -> Result<Vec<Box<dyn Metric>>, String>,
+    ) -> Result<Evaluation, OpenError> {
+        let mut composition = registry::compose(&manifest)?;
+        composition.metrics =
+            metrics(&composition.resources).map_err(|message| OpenError::Metric {
                 manifest: manifest.path.clone(),
                 message,
+            })?;
+        Evaluation::composed(manifest, composition)
+    }
+
+    /// The evaluation of a composed manifest.
+    pub fn composed(manifest: Manifest, composition: Composition) -> Result<Evaluation, OpenError> {
+        let Composition {
+            format,
+            inputs,
+            databases,
+            metrics,
+            resources,
+        } = composition;
+        let mut dataset = Dataset::load(format, &inputs, databases.as_ref().map(|d| &d.naming))?;
+        if let Some(schemas) = &resources.schemas {
+            // Items learn their gold's hardness here, for every metric's per-hardness report.
+            for item in &mut dataset.items {
+                item.hardness = exact_match::hardness(schemas, item);
             }
-        })?;
-        let backend = backend::from_manifest(&manifest).map_err(|message| OpenError::Backend {
-            manifest: manifest.path.clone(),
-            message,
-        })?;
+        }
+        let backend: Box<dyn Backend> = match &databases {
+            Some(d) => d.open().map_err(|message| OpenError::Backend {
+                manifest: manifest.path.clone(),
+                message,
+            })?,
+            None => Box::new(crate::backend::sqlite::Sqlite),
+        };
         let executor = Executor::new(backend, manifest.cache.clone());
         let results = dataset
             .predictions
@@ -113,6 +116,7 @@ impl Evaluation {
             manifest,
             dataset,
             metrics,
+            databases,
             executor,
             results,
         })
@@ -124,6 +128,11 @@ impl Evaluation {
 
     pub fn items(&self) -> &[Item] {
         &self.dataset.items
+    }
+
+    /// The manifest's `[databases]`, as its backend configured them.
+    pub fn databases(&self) -> Option<&Databases> {
+        self.databases.as_ref()
     }
 
     pub fn executor(&self) -> &Executor {

@@ -96,7 +96,7 @@ impl Executor {
 #[derive(Debug)]
 struct DiskCache {
     dir: PathBuf,
-    hashes: Memo<PathBuf, Option<String>>,
+    hashes: Memo<Database, Option<String>>,
 }
 
 impl DiskCache {
@@ -116,7 +116,7 @@ impl DiskCache {
     ) -> Option<PathBuf> {
         let content = self
             .hashes
-            .get_or_init(&db.path, || backend.content_hash(db).ok())?;
+            .get_or_init(db, || backend.content_hash(db).ok())?;
         let mut h = blake3::Hasher::new();
         for part in [
             backend.name(),
@@ -208,7 +208,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("d.sql");
         std::fs::write(&script, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);").unwrap();
-        let db = Database::new(&script);
+        let db = Database::file(&script);
         let cache = dir.path().join("cache");
         let limits = Limits::default();
 

@@ -15,6 +15,7 @@
 //! a manifest whose `[databases]` pattern globs a suite evaluates with test-suite accuracy.
 
 pub mod backend;
+pub mod config;
 pub mod dataset;
 pub mod denotation;
 pub mod evaluation;
@@ -24,6 +25,7 @@ pub mod manifest;
 pub mod metric;
 pub mod pcm;
 pub mod plug_value;
+pub mod registry;
 pub mod report;
 pub mod spider_sql;
 pub mod sql_text;

@@ -1,5 +1,8 @@
 //! Backends run one query on one database, under limits, and return a result table or a typed
 //! error. They know nothing about gold or predictions; metrics decide what a result means.
+//!
+//! A new backend is one module here that defines its [`BackendEntry`] (`pub const ENTRY`: its
+//! name and how it reads `[databases]`), and one line in [`crate::registry::BACKENDS`].
 
 pub mod postgres;
 pub mod sqlite;
@@ -10,44 +13,110 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::{ManifestError, Section};
 use crate::denotation::ResultTable;
-use crate::manifest::{BackendKind, Manifest};
 
-/// The backend a manifest asks for.
-pub fn from_manifest(manifest: &Manifest) -> Result<Box<dyn Backend>, String> {
-    Ok(match manifest.backend {
-        BackendKind::Sqlite => Box::new(sqlite::Sqlite),
-        BackendKind::Postgres => {
-            let connection = manifest
-                .connection
-                .as_deref()
-                .ok_or("backend = \"postgres\" without a connection string")?;
-            Box::new(postgres::Postgres::new(connection)?)
-        }
-    })
+/// What the composition root ([`crate::registry`]) knows of a backend. Each backend module
+/// defines one as `pub const ENTRY`.
+#[derive(Clone, Copy)]
+pub struct BackendEntry {
+    /// The value of `[databases] backend` that selects it.
+    pub name: &'static str,
+    /// Reads `[databases]` (the `backend` key included): how databases are named, and what to
+    /// connect with. Input that is missing (a file, an environment variable) goes to `missing`,
+    /// not to the error, so the dataset can be reported unavailable.
+    pub configure: fn(&Section<'_>, &mut Vec<ManifestError>) -> Result<Databases, ManifestError>,
 }
 
-/// One database a query can run on: a file for SQLite, a database name for PostgreSQL.
+impl fmt::Debug for BackendEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BackendEntry")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// A configured `[databases]`: how an item's databases are found, and how to open the backend
+/// that runs queries on them.
+#[derive(Clone)]
+pub struct Databases {
+    /// The backend's name ([`BackendEntry::name`]).
+    pub backend: &'static str,
+    /// The pattern, with `{db_id}`, that names an item's databases.
+    pub naming: Naming,
+    /// For a backend that connects to a server: the connection string.
+    pub connection: Option<String>,
+    /// Opens the backend (connecting, for a server).
+    pub open: fn(&Databases) -> Result<Box<dyn Backend>, String>,
+}
+
+impl fmt::Debug for Databases {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Databases")
+            .field("backend", &self.backend)
+            .field("naming", &self.naming)
+            .finish()
+    }
+}
+
+impl Databases {
+    /// The backend, opened.
+    pub fn open(&self) -> Result<Box<dyn Backend>, String> {
+        (self.open)(self)
+    }
+}
+
+/// How a backend names databases: a pattern with `{db_id}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Naming {
+    /// File paths; glob characters after substitution make a test suite (every matching file
+    /// is one database).
+    Files(String),
+    /// Database names on a server.
+    Names(String),
+}
+
+/// One database a query can run on.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Database {
-    pub path: PathBuf,
+pub enum Database {
+    /// A database file (SQLite; a `.sql` script is loaded in memory).
+    File(PathBuf),
+    /// A database by name, on the server a backend connects to (PostgreSQL).
+    Named(String),
 }
 
 impl Database {
-    pub fn new(path: impl Into<PathBuf>) -> Self {
-        Database { path: path.into() }
+    /// A database file.
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Database::File(path.into())
     }
 
-    /// A short name for messages: the file name.
+    /// A short name for messages: the file name, or the database's name.
     pub fn label(&self) -> String {
-        self.path.file_name().map_or_else(
-            || self.path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
+        match self {
+            Database::File(path) => path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            Database::Named(name) => name.clone(),
+        }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The file, for a database that is one.
+    pub fn as_file(&self) -> Option<&Path> {
+        match self {
+            Database::File(path) => Some(path),
+            Database::Named(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Database {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Database::File(path) => write!(f, "{}", path.display()),
+            Database::Named(name) => f.write_str(name),
+        }
     }
 }
 
@@ -62,6 +131,16 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The limits a metric's options set: a time limit in milliseconds and a bound on rows;
+    /// the memory bound is the default.
+    pub fn of(timeout_ms: u64, max_rows: usize) -> Limits {
+        Limits {
+            timeout: Duration::from_millis(timeout_ms),
+            max_rows,
+            ..Limits::default()
+        }
+    }
+
     /// [`ExecError::TooLarge`] once a result's running size in bytes passes `max_bytes`.
     pub fn check_bytes(&self, bytes: usize) -> Result<(), ExecError> {
         if bytes > self.max_bytes {
@@ -125,7 +204,10 @@ pub trait Backend: Send + Sync + fmt::Debug {
 
     /// A fingerprint of the database's content, for the on-disk result cache.
     fn content_hash(&self, db: &Database) -> std::io::Result<String> {
-        let bytes = std::fs::read(&db.path)?;
+        let Some(path) = db.as_file() else {
+            return Err(std::io::Error::other(format!("{db} is no file")));
+        };
+        let bytes = std::fs::read(path)?;
         Ok(blake3::hash(&bytes).to_hex().to_string())
     }
 }

@@ -1,7 +1,7 @@
 //! The PostgreSQL backend: a query runs on a real server, inside a read-only transaction with a
 //! statement timeout, and is rolled back whatever it did.
 //!
-//! A [`Database`]'s `path` is the database *name* on the server the connection string points at
+//! A [`Database::Named`] is a database on the server the connection string points at
 //! (`host=… port=… user=…`, or a `postgresql://` URL). Defences, each enough on its own for the
 //! usual write statements:
 //!
@@ -31,8 +31,89 @@ use postgres::error::SqlState;
 use postgres::types::{FromSql, Type};
 use postgres::{Client, Config, NoTls};
 
-use super::{Backend, Database, ExecError, Limits};
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{Backend, BackendEntry, Database, Databases, ExecError, Limits, Naming};
+use crate::config::{ManifestError, Section};
 use crate::denotation::{ColumnType, ResultTable, Value};
+
+/// `[databases] backend = "postgres"` in the registry.
+pub const ENTRY: BackendEntry = BackendEntry {
+    name: "postgres",
+    configure,
+};
+
+/// The environment variable a PostgreSQL manifest takes its connection string from, unless it
+/// names another with `connection_env`.
+pub const DEFAULT_CONNECTION_ENV: &str = "SQLSUITE_POSTGRES";
+
+/// `[databases]` for PostgreSQL.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Options {
+    backend: Spanned<String>,
+    #[serde(default)]
+    name: Option<Spanned<String>>,
+    #[serde(default)]
+    connection_env: Option<Spanned<String>>,
+    // SQLite's key, read to say what to write instead.
+    #[serde(default)]
+    path: Option<Spanned<String>>,
+}
+
+/// `name` (default `{db_id}`) and the connection string from the environment variable
+/// `connection_env` names; an unset variable is recorded in `missing`.
+fn configure(
+    section: &Section<'_>,
+    missing: &mut Vec<ManifestError>,
+) -> Result<Databases, ManifestError> {
+    let options: Options = section.read()?;
+    let source = section.source();
+    if let Some(p) = &options.path {
+        return Err(source.error(
+            p.span(),
+            "PostgreSQL databases are named, not files: write `name = \"{db_id}\"` instead of \
+             `path`",
+        ));
+    }
+    let name = match &options.name {
+        Some(n) => {
+            let name = source.string(n)?;
+            if !name.contains("{db_id}") {
+                return Err(source.error(n.span(), "database name must contain {db_id}"));
+            }
+            name
+        }
+        None => "{db_id}".to_owned(),
+    };
+    let (var, span) = match &options.connection_env {
+        Some(v) => (source.string(v)?, v.span()),
+        None => (DEFAULT_CONNECTION_ENV.to_owned(), options.backend.span()),
+    };
+    let connection = std::env::var(&var).ok().filter(|v| !v.trim().is_empty());
+    if connection.is_none() {
+        missing.push(source.error(
+            span,
+            format!(
+                "no PostgreSQL server configured: environment variable {var} is not set \
+                 (a connection string such as `host=127.0.0.1 port=5432 user=reader`)"
+            ),
+        ));
+    }
+    Ok(Databases {
+        backend: ENTRY.name,
+        naming: Naming::Names(name),
+        connection,
+        open: |d| {
+            let connection = d
+                .connection
+                .as_deref()
+                .ok_or("backend = \"postgres\" without a connection string")?;
+            Ok(Box::new(Postgres::new(connection)?))
+        },
+    })
+}
 
 /// A PostgreSQL server, reached with a libpq-style connection string. Open sessions are pooled
 /// per database and reused by whichever thread runs the next query.
@@ -93,7 +174,13 @@ impl Backend for Postgres {
     }
 
     fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
-        let name = db.path.to_string_lossy().into_owned();
+        let Database::Named(name) = db else {
+            return Err(ExecError::Open {
+                path: db.label(),
+                message: "PostgreSQL databases are named, not files".into(),
+            });
+        };
+        let name = name.clone();
         let pooled = self
             .idle
             .lock()

@@ -23,8 +23,84 @@ use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
-use super::{Backend, Database, ExecError, Limits};
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{Backend, BackendEntry, Database, Databases, ExecError, Limits, Naming};
+use crate::config::{ManifestError, Section};
 use crate::denotation::{ResultTable, Value};
+
+/// `[databases] backend = "sqlite"` (the default) in the registry.
+pub const ENTRY: BackendEntry = BackendEntry {
+    name: "sqlite",
+    configure,
+};
+
+/// `[databases]` for SQLite.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Options {
+    #[serde(default)]
+    #[allow(dead_code)] // selects this backend; read by the registry
+    backend: Option<String>,
+    #[serde(default)]
+    path: Option<Spanned<String>>,
+    // PostgreSQL's keys, read to say where they belong.
+    #[serde(default)]
+    name: Option<Spanned<String>>,
+    #[serde(default)]
+    connection_env: Option<Spanned<String>>,
+}
+
+/// `path`: interpolated, relative to the manifest, with `{db_id}`; a missing directory above
+/// the first `{db_id}` is recorded in `missing`.
+fn configure(
+    section: &Section<'_>,
+    missing: &mut Vec<ManifestError>,
+) -> Result<Databases, ManifestError> {
+    let options: Options = section.read()?;
+    let source = section.source();
+    for (key, value) in [
+        ("name", &options.name),
+        ("connection_env", &options.connection_env),
+    ] {
+        if let Some(v) = value {
+            return Err(source.error(
+                v.span(),
+                format!(
+                    "[databases] {key} is for backend = \"postgres\"; SQLite databases are \
+                     files named by `path`"
+                ),
+            ));
+        }
+    }
+    let Some(path) = &options.path else {
+        return Err(section.error("[databases] needs `path`, a file pattern with {db_id}"));
+    };
+    let databases = source.path(path)?.to_string_lossy().into_owned();
+    let Some(at) = databases.find("{db_id}") else {
+        return Err(source.error(path.span(), "database path must contain {db_id}"));
+    };
+    let fixed_prefix = &databases[..at];
+    let fixed_dir = Path::new(fixed_prefix);
+    let fixed_dir = if fixed_prefix.ends_with('/') {
+        fixed_dir
+    } else {
+        fixed_dir.parent().unwrap_or(fixed_dir)
+    };
+    if !fixed_dir.as_os_str().is_empty() && !fixed_dir.is_dir() {
+        missing.push(source.error(
+            path.span(),
+            format!("database directory {} not found", fixed_dir.display()),
+        ));
+    }
+    Ok(Databases {
+        backend: ENTRY.name,
+        naming: Naming::Files(databases),
+        connection: None,
+        open: |_| Ok(Box::new(Sqlite)),
+    })
+}
 
 /// Connections kept open per worker thread (least recently used are closed first).
 const CONNECTIONS_PER_THREAD: usize = 32;
@@ -49,7 +125,13 @@ impl Backend for Sqlite {
     }
 
     fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
-        with_connection(db.path(), |conn| run_query(conn, sql, limits))
+        let Some(path) = db.as_file() else {
+            return Err(ExecError::Open {
+                path: db.label(),
+                message: "SQLite databases are files".into(),
+            });
+        };
+        with_connection(path, |conn| run_query(conn, sql, limits))
     }
 }
 
@@ -326,7 +408,7 @@ mod tests {
              INSERT INTO t VALUES (1, 'x', 1.5), (2, 'y', NULL), (2, CAST(X'41FF42' AS TEXT), 2.0);",
         )
         .unwrap();
-        Database::new(path)
+        Database::file(path)
     }
 
     #[test]
@@ -349,7 +431,7 @@ mod tests {
     fn writes_are_refused_and_leave_the_file_untouched() {
         let dir = tempfile::tempdir().unwrap();
         let db = scratch_db(dir.path());
-        let before = std::fs::read(db.path()).unwrap();
+        let before = std::fs::read(db.as_file().unwrap()).unwrap();
         for sql in [
             "DROP TABLE t",
             "DELETE FROM t",
@@ -367,7 +449,7 @@ mod tests {
             let r = Sqlite.execute(&db, sql, &limits());
             assert!(matches!(r, Err(ExecError::Sql(_))), "{sql} gave {r:?}");
         }
-        assert_eq!(std::fs::read(db.path()).unwrap(), before);
+        assert_eq!(std::fs::read(db.as_file().unwrap()).unwrap(), before);
         // No temp table shadows `t` on the reused connection.
         let t = Sqlite
             .execute(&db, "SELECT count(*) FROM t", &limits())
@@ -448,18 +530,18 @@ mod tests {
         let path = dir.path().join("s.sql");
         std::fs::write(&path, "CREATE TABLE k(v); INSERT INTO k VALUES (7);").unwrap();
         let t = Sqlite
-            .execute(&Database::new(&path), "SELECT v FROM k", &limits())
+            .execute(&Database::file(&path), "SELECT v FROM k", &limits())
             .unwrap();
         assert_eq!(t.rows, vec![vec![Value::Int(7)]]);
         assert!(Sqlite
-            .execute(&Database::new(&path), "DELETE FROM k", &limits())
+            .execute(&Database::file(&path), "DELETE FROM k", &limits())
             .is_err());
     }
 
     #[test]
     fn missing_database_is_an_open_error() {
         let r = Sqlite.execute(
-            &Database::new("/nonexistent/x.sqlite"),
+            &Database::file("/nonexistent/x.sqlite"),
             "SELECT 1",
             &limits(),
         );

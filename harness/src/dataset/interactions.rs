@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use super::spider::{gold_line, non_empty};
-use super::{read_text, DatasetError, Item, Turn};
+use super::{read_text, DatasetError, FormatEntry, Inputs, Item, Turn};
 use crate::dataset::predictions::prediction_of_line;
 use crate::sql_text::python_strip;
 
@@ -33,6 +33,16 @@ fn groups(text: &str) -> Vec<Vec<(usize, &str)>> {
 }
 
 /// Reads a gold interaction file (`SQL<TAB>db_id` lines, blank lines between interactions).
+/// `format = "interactions"` in the registry (SParC, CoSQL).
+pub const ENTRY: FormatEntry = FormatEntry {
+    name: "interactions",
+    table_columns: false,
+    default_metric: "exec",
+    read_gold: |inputs: &Inputs| read_gold(&inputs.gold),
+    read_predictions: |p, _, items| read_predictions(&p.file, items),
+    unit: super::lines,
+};
+
 pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
     let text = read_text(path)?;
     let mut items = Vec::new();

@@ -1,5 +1,6 @@
 //! Dataset readers turn files into [`Item`]s and prediction sets. They know file formats and
-//! nothing about SQL semantics. A new format is one module here plus one arm in [`Dataset::load`].
+//! nothing about SQL semantics. A new format is one module here that defines its
+//! [`FormatEntry`] (`pub const ENTRY`), and one line in [`crate::registry::FORMATS`].
 
 pub mod interactions;
 pub mod predictions;
@@ -7,10 +8,62 @@ pub mod sede;
 pub mod spider;
 pub mod sqleval;
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::backend::Database;
-use crate::manifest::{BackendKind, Format, Manifest};
+use crate::backend::{Database, Naming};
+
+/// What the composition root ([`crate::registry`]) knows of a gold file format. Each format
+/// module defines one as `pub const ENTRY`.
+#[derive(Clone, Copy)]
+pub struct FormatEntry {
+    /// The value of `[dataset] format` that selects it.
+    pub name: &'static str,
+    /// Its gold and prediction files are tables read by column name (`gold_column` and a
+    /// prediction set's `column` apply).
+    pub table_columns: bool,
+    /// The metric a manifest without `[metrics]` gets.
+    pub default_metric: &'static str,
+    /// Reads the gold file.
+    pub read_gold: fn(&Inputs) -> Result<Vec<Item>, DatasetError>,
+    /// Reads one prediction file, aligned with the gold's items.
+    pub read_predictions:
+        fn(&PredictionInput, &Inputs, &[Item]) -> Result<Vec<String>, DatasetError>,
+    /// What one prediction is in a prediction file, for messages: `lines`, `rows`.
+    pub unit: fn(&Path) -> &'static str,
+}
+
+impl fmt::Debug for FormatEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FormatEntry")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// The files a dataset is read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inputs {
+    pub name: String,
+    pub gold: PathBuf,
+    /// For table-shaped gold files: the column holding the gold query.
+    pub gold_column: Option<String>,
+    pub predictions: Vec<PredictionInput>,
+}
+
+/// One prediction file and its set's name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionInput {
+    pub name: String,
+    pub file: PathBuf,
+    /// For table-shaped prediction files: the field holding the query.
+    pub column: Option<String>,
+}
+
+/// `unit` for files with one prediction per line.
+pub fn lines(_: &Path) -> &'static str {
+    "lines"
+}
 
 /// One gold item.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,31 +180,23 @@ pub(crate) fn read_text(path: &Path) -> Result<String, DatasetError> {
 }
 
 impl Dataset {
-    /// Reads the gold, the prediction sets and resolves databases, as the manifest says.
-    pub fn load(manifest: &Manifest) -> Result<Dataset, DatasetError> {
-        let items = match manifest.format {
-            Format::Spider => spider::read_gold(&manifest.gold)?,
-            Format::Interactions => interactions::read_gold(&manifest.gold)?,
-            Format::Sqleval => sqleval::read_gold(&manifest.gold, manifest.gold_column.as_deref())?,
-            Format::Sede => sede::read_gold(&manifest.gold)?,
-        };
+    /// Reads the gold and the prediction sets in `format`, and finds each item's databases as
+    /// `databases` names them (none: every item is without databases).
+    pub fn load(
+        format: &FormatEntry,
+        inputs: &Inputs,
+        databases: Option<&Naming>,
+    ) -> Result<Dataset, DatasetError> {
+        let items = (format.read_gold)(inputs)?;
         let mut sets = Vec::new();
-        for p in &manifest.predictions {
-            let queries = match manifest.format {
-                Format::Spider => predictions::read_lines(&p.file)?,
-                Format::Interactions => interactions::read_predictions(&p.file, &items)?,
-                Format::Sqleval => {
-                    sqleval::read_predictions(&p.file, p.column.as_deref(), items.len())?
-                }
-                Format::Sede => sede::read_predictions(&p.file, &items, &manifest.gold)?,
-            };
+        for p in &inputs.predictions {
+            let queries = (format.read_predictions)(p, inputs, &items)?;
             if queries.len() != items.len() {
-                let table = manifest.format == Format::Sqleval && sqleval::is_table_file(&p.file);
                 return Err(DatasetError::CountMismatch {
                     prediction_file: p.file.clone(),
                     predictions: queries.len(),
-                    unit: if table { "rows" } else { "lines" },
-                    gold_file: manifest.gold.clone(),
+                    unit: (format.unit)(&p.file),
+                    gold_file: inputs.gold.clone(),
                     gold: items.len(),
                 });
             }
@@ -161,14 +206,8 @@ impl Dataset {
                 queries,
             });
         }
-        let databases = if manifest.databases.is_empty() {
-            let none = Err("the manifest names no databases".to_owned());
-            vec![none; items.len()]
-        } else {
-            let locator = match manifest.backend {
-                BackendKind::Sqlite => DatabaseLocator::new(&manifest.databases)?,
-                BackendKind::Postgres => DatabaseLocator::names(&manifest.databases),
-            };
+        let databases = if let Some(naming) = databases {
+            let locator = DatabaseLocator::of(naming)?;
             // Per db_id: its databases and the suite's exclusions.
             type Resolved = Result<(Vec<Database>, Exclusions), String>;
             let mut resolved: std::collections::HashMap<&str, Resolved> =
@@ -187,9 +226,12 @@ impl Dataset {
                     }
                 })
                 .collect()
+        } else {
+            let none = Err("the manifest names no databases".to_owned());
+            vec![none; items.len()]
         };
         Ok(Dataset {
-            name: manifest.name.clone(),
+            name: inputs.name.clone(),
             items,
             predictions: sets,
             databases,
@@ -234,6 +276,15 @@ pub struct DatabaseLocator {
 }
 
 impl DatabaseLocator {
+    /// The locator of databases a backend names so.
+    pub fn of(naming: &Naming) -> Result<DatabaseLocator, DatasetError> {
+        match naming {
+            Naming::Files(pattern) => DatabaseLocator::new(pattern),
+            Naming::Names(pattern) => Ok(DatabaseLocator::names(pattern)),
+        }
+    }
+
+    /// A locator of database files.
     pub fn new(pattern: &str) -> Result<DatabaseLocator, DatasetError> {
         glob::Pattern::new(&pattern.replace("{db_id}", "x")).map_err(|e| {
             DatasetError::Pattern {
@@ -268,7 +319,7 @@ impl DatabaseLocator {
         let Some(dir) = databases
             .first()
             .filter(|_| self.is_suite())
-            .and_then(|d| d.path.parent())
+            .and_then(|d| d.as_file()?.parent())
         else {
             return Ok(Exclusions::default());
         };
@@ -295,11 +346,11 @@ impl DatabaseLocator {
         }
         let path = self.pattern.replace("{db_id}", db_id);
         if self.names {
-            return Ok(vec![Database::new(path)]);
+            return Ok(vec![Database::Named(path)]);
         }
         if !self.is_suite() {
             return if Path::new(&path).is_file() {
-                Ok(vec![Database::new(path)])
+                Ok(vec![Database::file(path)])
             } else {
                 Err(format!("database file {path} not found"))
             };
@@ -310,7 +361,7 @@ impl DatabaseLocator {
             .map_err(|e| format!("bad database pattern {pattern}: {e}"))?
             .filter_map(Result::ok)
             .filter(|p| p.is_file())
-            .map(Database::new)
+            .map(Database::file)
             .collect();
         found.sort();
         if found.is_empty() {

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{predictions, read_text, DatasetError, Item};
+use super::{predictions, read_text, DatasetError, FormatEntry, Inputs, Item};
 
 /// The `db_id` of every SEDE item (the Stack Exchange Data Explorer schema).
 pub const DB_ID: &str = "stackexchange";
@@ -54,6 +54,17 @@ fn json_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 }
 
 /// Reads a SEDE gold file. The question is the title, with the description after it.
+/// `format = "sede"` in the registry.
+pub const ENTRY: FormatEntry = FormatEntry {
+    name: "sede",
+    table_columns: false,
+    // SEDE has no databases to execute on.
+    default_metric: "pcm",
+    read_gold: |inputs: &Inputs| read_gold(&inputs.gold),
+    read_predictions: |p, inputs, items| read_predictions(&p.file, items, &inputs.gold),
+    unit: super::lines,
+};
+
 pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
     let text = read_text(path)?;
     let mut items = Vec::new();

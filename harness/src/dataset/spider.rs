@@ -9,10 +9,20 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{read_text, DatasetError, Item, Turn};
+use super::{predictions, read_text, DatasetError, FormatEntry, Inputs, Item, Turn};
 use crate::sql_text::python_strip;
 
 /// Reads a Spider gold file (`.json` by extension, otherwise `SQL<TAB>db_id` lines).
+/// `format = "spider"` in the registry: gold lines or `dev.json`, one prediction per line.
+pub const ENTRY: FormatEntry = FormatEntry {
+    name: "spider",
+    table_columns: false,
+    default_metric: "exec",
+    read_gold: |inputs: &Inputs| read_gold(&inputs.gold),
+    read_predictions: |p, _, _| predictions::read_lines(&p.file),
+    unit: super::lines,
+};
+
 pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
     let text = read_text(path)?;
     if path

@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::{predictions, read_text, DatasetError, Item};
+use super::{predictions, read_text, DatasetError, FormatEntry, Inputs, Item};
 
 /// The prediction column SQL-Eval's runners write.
 pub const DEFAULT_PREDICTION_COLUMN: &str = "generated_query";
@@ -45,6 +45,16 @@ impl Records {
 }
 
 /// True if a prediction file is table-shaped (CSV, TSV, JSON lines): one prediction per row.
+/// `format = "sqleval"` in the registry: questions and predictions as tables.
+pub const ENTRY: FormatEntry = FormatEntry {
+    name: "sqleval",
+    table_columns: true,
+    default_metric: "sqleval",
+    read_gold: |inputs: &Inputs| read_gold(&inputs.gold, inputs.gold_column.as_deref()),
+    read_predictions: |p, _, items| read_predictions(&p.file, p.column.as_deref(), items.len()),
+    unit: |path| if is_table_file(path) { "rows" } else { "lines" },
+};
+
 pub fn is_table_file(path: &Path) -> bool {
     matches!(extension(path).as_str(), "csv" | "tsv" | "jsonl")
 }

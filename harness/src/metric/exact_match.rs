@@ -6,11 +6,14 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::{ComponentScore, Metric, Verdict};
+use super::{ComponentScore, Metric, MetricEntry, Resources, Verdict};
 use crate::backend::Database;
+use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::execution::Executor;
 use crate::spider_sql::{self, Mode, Schema};
+
+pub use crate::spider_sql::load_schemas;
 
 /// `[metrics.exact_match]` options.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -31,6 +34,23 @@ pub enum EsmMode {
     /// The SParC-era evaluator: FROM tables compared only when the gold joins tables.
     #[serde(rename = "legacy_sparc")]
     LegacySparc,
+}
+
+/// `[metrics.exact_match]` in the registry.
+pub const ENTRY: MetricEntry = MetricEntry {
+    name: "exact_match",
+    runs_queries: false,
+    build,
+};
+
+fn build(section: &Section<'_>, resources: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
+    let options: ExactMatchOptions = section.read()?;
+    let Some(schemas) = resources.schemas.clone() else {
+        let why = "exact_match parses queries against the schema: set [dataset] tables \
+                   (a Spider tables.json)";
+        return Err(section.error(why));
+    };
+    Ok(Box::new(ExactMatch::new(&options, schemas)))
 }
 
 /// The exact-match metric over a dataset's schemas.

@@ -6,12 +6,11 @@
 //! (order counts only if the gold contains `order by`). The prediction is correct iff it matches
 //! on every database.
 
-use std::time::Duration;
-
 use serde::Deserialize;
 
-use super::{Metric, Status, Verdict};
+use super::{Metric, MetricEntry, Resources, Status, Verdict};
 use crate::backend::{Database, ExecError, Limits};
+use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::denotation::{compare, format_row, CompareOptions, Difference, ResultTable, Value};
 use crate::execution::Executor;
@@ -50,6 +49,17 @@ impl Default for ExecOptions {
     }
 }
 
+/// `[metrics.exec]` in the registry.
+pub const ENTRY: MetricEntry = MetricEntry {
+    name: "exec",
+    runs_queries: true,
+    build,
+};
+
+fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
+    Ok(Box::new(Exec::new(section.read()?)))
+}
+
 /// The execution-match metric.
 #[derive(Debug, Clone)]
 pub struct Exec {
@@ -62,11 +72,7 @@ const SHOWN_ROWS: usize = 5;
 
 impl Exec {
     pub fn new(options: ExecOptions) -> Exec {
-        let limits = Limits {
-            timeout: Duration::from_millis(options.timeout_ms),
-            max_rows: options.max_rows,
-            ..Limits::default()
-        };
+        let limits = Limits::of(options.timeout_ms, options.max_rows);
         Exec { options, limits }
     }
 
@@ -277,7 +283,7 @@ mod tests {
              INSERT INTO s VALUES ('a', 30, 1), ('b', 40, 2), ('b', 40, 2), ('c', 50, 3);",
         )
         .unwrap();
-        (dir, vec![Database::new(path)])
+        (dir, vec![Database::file(path)])
     }
 
     fn judge(options: ExecOptions, gold: &str, pred: &str) -> Verdict {
@@ -425,7 +431,7 @@ mod tests {
                 format!("CREATE TABLE s(name TEXT, age INT); INSERT INTO s VALUES {ages};"),
             )
             .unwrap();
-            Database::new(path)
+            Database::file(path)
         };
         // As written the prediction differs on the first database already; with the gold's
         // value plugged in it matches there and differs only on the second.
@@ -479,7 +485,7 @@ mod tests {
         std::fs::write(&b, "CREATE TABLE t(x INT); INSERT INTO t VALUES (1), (2);").unwrap();
         let item = Item::new(0, "t", "SELECT x FROM t WHERE x < 3", "test");
         let ex = Executor::new(Box::new(Sqlite), None);
-        let dbs = [Database::new(&a), Database::new(&b)];
+        let dbs = [Database::file(&a), Database::file(&b)];
         let exec = Exec::new(ExecOptions::default());
         let v = exec.evaluate(&item, "SELECT x FROM t WHERE x = 1", &dbs, &ex);
         assert_eq!(v.code, "row_count");

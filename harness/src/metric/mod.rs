@@ -2,9 +2,8 @@
 //!
 //! A metric gets the item, the prediction, the item's databases and an [`Executor`] to run
 //! queries through (with caching); the comparison itself is a pure function (see
-//! [`crate::denotation`]). A new metric is one module here, one field in
-//! [`crate::manifest::Metrics`] and one line each in [`names`] (what the manifest enables, for
-//! validation) and [`from_manifest`] (the metric built with its resources).
+//! [`crate::denotation`]). A new metric is one module here that defines its [`MetricEntry`]
+//! (`pub const ENTRY`), and one line in [`crate::registry::METRICS`].
 
 pub mod exact_match;
 pub mod exec;
@@ -19,9 +18,9 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::backend::Database;
+use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::execution::Executor;
-use crate::manifest::Metrics;
 use crate::spider_sql::Schema;
 
 /// The outcome class of a verdict.
@@ -172,45 +171,26 @@ pub struct Resources {
     pub schemas: Option<Arc<HashMap<String, Schema>>>,
 }
 
-/// The names of the metrics a manifest enables, in report order.
-pub fn names(metrics: &Metrics) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    if metrics.exec.is_some() {
-        out.push("exec");
-    }
-    if metrics.exact_match.is_some() {
-        out.push("exact_match");
-    }
-    if metrics.sqleval.is_some() {
-        out.push("sqleval");
-    }
-    if metrics.pcm.is_some() {
-        out.push("pcm");
-    }
-    out
+/// What the composition root ([`crate::registry`]) knows of a metric. Each metric module
+/// defines one as `pub const ENTRY`.
+#[derive(Clone, Copy)]
+pub struct MetricEntry {
+    /// The name of its manifest table (`[metrics.exec]`), its reports and gate thresholds; the
+    /// metric it builds reports the same [`Metric::name`].
+    pub name: &'static str,
+    /// Whether it runs queries (and so needs `[databases]`); the metric it builds says the same
+    /// through [`Metric::needs_database`].
+    pub runs_queries: bool,
+    /// Builds the metric from its table (absent when the metric is enabled by default) and the
+    /// dataset's resources. Errors are located in the manifest.
+    pub build: fn(&Section<'_>, &Resources) -> Result<Box<dyn Metric>, ManifestError>,
 }
 
-/// The metrics a manifest enables, in report order. Fails if one lacks a resource it needs.
-pub fn from_manifest(
-    metrics: &Metrics,
-    resources: &Resources,
-) -> Result<Vec<Box<dyn Metric>>, String> {
-    let mut out: Vec<Box<dyn Metric>> = Vec::new();
-    if let Some(options) = &metrics.exec {
-        out.push(Box::new(exec::Exec::new(options.clone())));
+impl fmt::Debug for MetricEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MetricEntry")
+            .field("name", &self.name)
+            .field("runs_queries", &self.runs_queries)
+            .finish()
     }
-    if let Some(options) = &metrics.exact_match {
-        let schemas = resources
-            .schemas
-            .clone()
-            .ok_or("exact_match needs the dataset's `tables` (tables.json)")?;
-        out.push(Box::new(exact_match::ExactMatch::new(options, schemas)));
-    }
-    if let Some(options) = &metrics.sqleval {
-        out.push(Box::new(sqleval::Sqleval::new(options.clone())));
-    }
-    if let Some(options) = &metrics.pcm {
-        out.push(Box::new(pcm::Pcm::new(options)));
-    }
-    Ok(out)
 }

@@ -9,8 +9,9 @@ use std::fmt::Write;
 
 use serde::Deserialize;
 
-use super::{ComponentScore, Metric, Verdict};
+use super::{ComponentScore, Metric, MetricEntry, Resources, Verdict};
 use crate::backend::Database;
+use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::execution::Executor;
 use crate::pcm::{self, Element, PcmScore, Rules, Variant};
@@ -28,6 +29,17 @@ pub struct PcmOptions {
 #[serde(rename_all = "lowercase")]
 pub enum PcmCompat {
     Sede,
+}
+
+/// `[metrics.pcm]` in the registry.
+pub const ENTRY: MetricEntry = MetricEntry {
+    name: "pcm",
+    runs_queries: false,
+    build,
+};
+
+fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
+    Ok(Box::new(Pcm::new(&section.read()?)))
 }
 
 /// The PCM metric.

@@ -11,13 +11,13 @@
 //! (all failing is a gold error) and expansion respects string literals.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Deserialize;
 
 use super::exec::show_table;
-use super::{Metric, Verdict};
+use super::{Metric, MetricEntry, Resources, Verdict};
 use crate::backend::{Database, Limits};
+use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::denotation::{ColumnType, ResultTable, Value};
 use crate::execution::Executor;
@@ -57,6 +57,17 @@ impl Default for SqlevalOptions {
     }
 }
 
+/// `[metrics.sqleval]` in the registry.
+pub const ENTRY: MetricEntry = MetricEntry {
+    name: "sqleval",
+    runs_queries: true,
+    build,
+};
+
+fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
+    Ok(Box::new(Sqleval::new(section.read()?)))
+}
+
 /// The SQL-Eval metric.
 #[derive(Debug, Clone)]
 pub struct Sqleval {
@@ -71,11 +82,7 @@ impl Sqleval {
                 Some(Compat::Sqleval) => Mode::Compat,
                 None => Mode::Default,
             },
-            limits: Limits {
-                timeout: Duration::from_millis(options.timeout_ms),
-                max_rows: options.max_rows,
-                ..Limits::default()
-            },
+            limits: Limits::of(options.timeout_ms, options.max_rows),
         }
     }
 

@@ -321,7 +321,7 @@ pub fn distill_schema(
 
     // The base database: the original, else the first random one every gold runs on.
     let base_name;
-    let original_db = input.original.as_ref().map(Database::new);
+    let original_db = input.original.as_ref().map(Database::file);
     let base_conn;
     let base = match &original_db {
         Some(db) => {

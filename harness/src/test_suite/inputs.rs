@@ -8,16 +8,23 @@ use super::constraints::{self, Constraints};
 use super::distill::{GoldInput, SchemaInput};
 use super::schema::read_tables_json;
 use super::SuiteError;
+use crate::backend::Naming;
 use crate::dataset::{spider, DatabaseLocator};
-use crate::manifest::{Format, Manifest};
+use crate::manifest::Manifest;
+use crate::registry::Composition;
 
-/// The schemas of `manifest` to distil (all, or those named in `only`), in `db_id` order.
-pub fn schema_inputs(manifest: &Manifest, only: &[String]) -> Result<Vec<SchemaInput>, SuiteError> {
+/// The schemas of `manifest` (composed as `composition`) to distil (all, or those named in
+/// `only`), in `db_id` order.
+pub fn schema_inputs(
+    manifest: &Manifest,
+    composition: &Composition,
+    only: &[String],
+) -> Result<Vec<SchemaInput>, SuiteError> {
     let bad = |message: String| SuiteError::Schema {
         db_id: manifest.path.display().to_string(),
         message,
     };
-    if manifest.format != Format::Spider {
+    if composition.format.name != spider::ENTRY.name {
         return Err(bad("distillation reads a spider-format gold".into()));
     }
     let tables = manifest
@@ -26,7 +33,12 @@ pub fn schema_inputs(manifest: &Manifest, only: &[String]) -> Result<Vec<SchemaI
         .ok_or_else(|| bad("distillation needs [dataset] tables (a Spider tables.json)".into()))?;
     let schemas = read_tables_json(tables)?;
     let items = spider::read_gold(&manifest.gold).map_err(|e| bad(e.to_string()))?;
-    let locator = DatabaseLocator::new(&manifest.databases).map_err(|e| bad(e.to_string()))?;
+    let locator = match composition.databases.as_ref().map(|d| &d.naming) {
+        Some(naming @ Naming::Files(_)) => {
+            Some(DatabaseLocator::of(naming).map_err(|e| bad(e.to_string()))?)
+        }
+        _ => None,
+    };
     let mut golds: BTreeMap<String, Vec<GoldInput>> = BTreeMap::new();
     for item in items {
         if only.is_empty() || only.contains(&item.db_id) {
@@ -51,15 +63,12 @@ pub fn schema_inputs(manifest: &Manifest, only: &[String]) -> Result<Vec<SchemaI
                 db_id: db_id.clone(),
                 message: format!("not in {}", tables.display()),
             })?;
-        let original = if locator.is_suite() {
-            None
-        } else {
-            locator
-                .resolve(&db_id)
-                .ok()
-                .and_then(|dbs| dbs.into_iter().next())
-                .map(|db| db.path)
-        };
+        let original = locator
+            .as_ref()
+            .filter(|l| !l.is_suite())
+            .and_then(|l| l.resolve(&db_id).ok())
+            .and_then(|dbs| dbs.into_iter().next())
+            .and_then(|db| db.as_file().map(|p| p.to_path_buf()));
         let schema = match &original {
             Some(path) => schema.with_original(path)?,
             None => schema,
