@@ -29,8 +29,10 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use sqlsuite::dataset::sqleval::unescape;
 use sqlsuite::harness;
+use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::sqleval::{Sqleval, SqlevalOptions};
 use sqlsuite::metric::{is_correct_code, Metric, Status};
+use sqlsuite::registry::OpenError;
 use sqlsuite::sqleval::{
     compare_with_fixes, compare_with_gold_sql, expand_gold, tables_from_reference_json, Fixes,
     Mode, Table,
@@ -579,9 +581,10 @@ fn gold_against_itself(dialect: &str, questions: &Path) -> Result<Completion, Fa
         predictions.display().to_string(),
     );
     let manifest_path = dir.path().join("questions.toml");
-    let manifest = match Manifest::parse(&manifest_path, &text) {
-        Ok(m) => m,
-        Err(sqlsuite::manifest::LoadError::Unavailable(why)) => {
+    let opened = Manifest::parse(&manifest_path, &text).map_err(OpenError::from);
+    let eval = match opened.and_then(Evaluation::new) {
+        Ok(eval) => eval,
+        Err(OpenError::Manifest(LoadError::Unavailable(why))) => {
             let why: Vec<String> = why.iter().map(ToString::to_string).collect();
             if harness::data_required() {
                 return Err(why.join("; ").into());
@@ -590,7 +593,6 @@ fn gold_against_itself(dialect: &str, questions: &Path) -> Result<Completion, Fa
         }
         Err(e) => return Err(e.to_string().into()),
     };
-    let eval = Evaluation::new(manifest).map_err(|e| e.to_string())?;
     eval.evaluate_set(0, &|| {});
     let mut wrong = Vec::new();
     let mut categories = std::collections::BTreeSet::new();

@@ -33,14 +33,15 @@ use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::Database;
 use sqlsuite::dataset::{predictions, spider, DatabaseLocator, Item};
 use sqlsuite::execution::Executor;
+use sqlsuite::harness;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
+use sqlsuite::registry::{self, OpenError};
 use sqlsuite::test_suite::distill::{distill_all, DistillOptions, SchemaOutcome};
 use sqlsuite::test_suite::inputs::schema_inputs;
 use sqlsuite::test_suite::report::Report;
 use sqlsuite::Manifest;
-use sqlsuite::{harness, registry};
 
 const MANIFEST: &str = "datasets/spider.toml";
 /// wta_1 has no original database: its suite is random only.
@@ -654,8 +655,9 @@ fn equivalences(sample: &Sample) -> Result<(), Failed> {
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let unavailable = match Manifest::load(MANIFEST) {
-        Err(LoadError::Unavailable(reasons)) => Some(
+    let composed = Manifest::load(MANIFEST).map_err(OpenError::from);
+    let unavailable = match composed.and_then(|m| registry::compose(&m)) {
+        Err(OpenError::Manifest(LoadError::Unavailable(reasons))) => Some(
             reasons
                 .iter()
                 .map(ToString::to_string)
