@@ -30,7 +30,7 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use sqlsuite::dataset::sqleval::unescape;
 use sqlsuite::harness;
 use sqlsuite::metric::{is_correct_code, Status};
-use sqlsuite::sqleval::{
+use sqlsuite::reference::sqleval::{
     compare_with_fixes, compare_with_gold_sql, expand_gold, tables_from_reference_json, Fixes,
     Mode, Table,
 };

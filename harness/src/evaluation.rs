@@ -14,7 +14,6 @@ use crate::dataset::{Dataset, DatasetError, Item};
 use crate::execution::Executor;
 use crate::manifest::{LoadError, Manifest};
 use crate::metric::{self, exact_match, Metric, Status, Verdict};
-use crate::spider_sql;
 
 /// Errors opening an evaluation.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +82,7 @@ impl Evaluation {
         let mut resources = metric::Resources::default();
         if let Some(tables) = &manifest.tables {
             let schemas =
-                spider_sql::load_schemas(tables).map_err(|message| DatasetError::File {
+                exact_match::load_schemas(tables).map_err(|message| DatasetError::File {
                     path: tables.clone(),
                     message,
                 })?;

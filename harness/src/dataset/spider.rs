@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::{read_text, DatasetError, Item, Turn};
-use crate::sql_text::python_strip;
+use crate::python::python_strip;
 
 /// Reads a Spider gold file (`.json` by extension, otherwise `SQL<TAB>db_id` lines).
 pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {

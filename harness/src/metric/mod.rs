@@ -22,7 +22,7 @@ use crate::backend::Database;
 use crate::dataset::Item;
 use crate::execution::Executor;
 use crate::manifest::Metrics;
-use crate::spider_sql::Schema;
+use crate::reference::spider_sql::Schema;
 
 /// The outcome class of a verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

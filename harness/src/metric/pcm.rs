@@ -13,7 +13,7 @@ use super::{ComponentScore, Metric, Verdict};
 use crate::backend::Database;
 use crate::dataset::Item;
 use crate::execution::Executor;
-use crate::pcm::{self, Element, PcmScore, Rules, Variant};
+use crate::reference::pcm::{self, Element, PcmScore, Rules, Variant};
 
 /// `[metrics.pcm]` options.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
