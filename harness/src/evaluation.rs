@@ -81,11 +81,7 @@ impl Evaluation {
         let mut dataset = Dataset::load(&manifest)?;
         let mut resources = metric::Resources::default();
         if let Some(tables) = &manifest.tables {
-            let schemas =
-                exact_match::load_schemas(tables).map_err(|message| DatasetError::File {
-                    path: tables.clone(),
-                    message,
-                })?;
+            let schemas = exact_match::load_schemas(tables)?;
             // Items learn their gold's hardness here, for every metric's per-hardness report.
             for item in &mut dataset.items {
                 item.hardness = exact_match::hardness(&schemas, item);

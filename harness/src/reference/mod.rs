@@ -12,8 +12,9 @@
 //!
 //! The rest of the library reaches this wing only through [`crate::metric`]: each metric
 //! builds on its reference and re-exports what other modules need of it. The wing itself may
-//! use Python's semantics ([`crate::python`]), which live below the metrics because readers and
-//! denotations need them too.
+//! use the file-format readers ([`crate::dataset::tables`]) and Python's semantics
+//! ([`crate::python`]), which live below the metrics because readers and denotations need them
+//! too.
 
 pub mod pcm;
 pub mod plug_value;
