@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::dataset::sede;
-use sqlsuite::pcm::{self, Rules};
+use sqlsuite::reference::pcm::{self, Rules};
 use sqlsuite::report::snapshot;
 use sqlsuite::{harness, Manifest};
 

@@ -23,7 +23,7 @@ use std::process::ExitCode;
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::dataset::sqleval::unescape;
 use sqlsuite::harness;
-use sqlsuite::pcm::{self, Category, Rules, Variant};
+use sqlsuite::reference::pcm::{self, Category, Rules, Variant};
 use sqlsuite::report::snapshot;
 
 fn sede_dir() -> PathBuf {

@@ -32,11 +32,11 @@ use sqlsuite::harness;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::sqleval::{Sqleval, SqlevalOptions};
 use sqlsuite::metric::{is_correct_code, Metric, Status};
-use sqlsuite::registry::OpenError;
-use sqlsuite::sqleval::{
+use sqlsuite::reference::sqleval::{
     compare_with_fixes, compare_with_gold_sql, expand_gold, tables_from_reference_json, Fixes,
     Mode, Table,
 };
+use sqlsuite::registry::OpenError;
 use sqlsuite::{Evaluation, Manifest};
 
 const DIALECTS: [&str; 2] = ["sqlite", "postgres"];

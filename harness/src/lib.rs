@@ -5,11 +5,11 @@
 //! [`backend`]) → [`metric`] (verdicts, comparing [`denotation`]s) → [`report`] and [`harness`].
 //! [`evaluation`] holds one run's verdicts so every report reads the same ones.
 //!
-//! Reference reproductions the metrics build on: [`sql_text`] (the official evaluator's query
-//! text preprocessing, sqlparse-compatible), [`spider_sql`] (the official Spider parser,
-//! hardness and component comparison), [`plug_value`] (the `--plug_value` candidates),
-//! [`sqleval`] (Defog SQL-Eval's gold expansion and result comparison) and [`pcm`] (SEDE's
-//! Partial Component Match over sqlparser's MsSql dialect).
+//! The metrics build on [`reference`](mod@reference), the reference wing: byte-exact reproductions of other
+//! evaluators (the official Spider evaluator's parser, exact match, query-text preprocessing and
+//! `--plug_value`, the sqlparse behaviour they rely on, Defog SQL-Eval and SEDE's PCM). Only
+//! [`metric`] reaches into it. [`python`] provides Python's string and number semantics
+//! (`str.strip()`, `repr(float)`, …) to readers, denotations and the wing alike.
 //!
 //! [`test_suite`] distils test suites (neighbor queries, random databases, greedy selection);
 //! a manifest whose `[databases]` pattern globs a suite evaluates with test-suite accuracy.
@@ -23,13 +23,10 @@ pub mod execution;
 pub mod harness;
 pub mod manifest;
 pub mod metric;
-pub mod pcm;
-pub mod plug_value;
+pub mod python;
+pub mod reference;
 pub mod registry;
 pub mod report;
-pub mod spider_sql;
-pub mod sql_text;
-pub mod sqleval;
 pub mod test_suite;
 
 pub use evaluation::Evaluation;

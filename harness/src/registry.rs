@@ -280,10 +280,7 @@ impl Registry {
             // A missing tables file is reported below with the other missing inputs; the
             // metrics are still built (with no schema), so their options are checked.
             let schemas = if tables.is_file() {
-                exact_match::load_schemas(tables).map_err(|message| DatasetError::File {
-                    path: tables.clone(),
-                    message,
-                })?
+                exact_match::load_schemas(tables)?
             } else {
                 Default::default()
             };

@@ -11,7 +11,7 @@ use std::path::Path;
 use super::spider::{gold_line, non_empty};
 use super::{read_text, DatasetError, FormatEntry, Inputs, Item, Turn};
 use crate::dataset::predictions::prediction_of_line;
-use crate::sql_text::python_strip;
+use crate::python::python_strip;
 
 /// Splits text into interactions: runs of non-blank lines, with their 1-based line numbers.
 fn groups(text: &str) -> Vec<Vec<(usize, &str)>> {

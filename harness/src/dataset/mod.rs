@@ -7,6 +7,7 @@ pub mod predictions;
 pub mod sede;
 pub mod spider;
 pub mod sqleval;
+pub mod tables;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::{read_text, DatasetError};
-use crate::sql_text::python_strip;
+use crate::python::python_strip;
 
 /// Reads one prediction per line.
 pub fn read_lines(path: &Path) -> Result<Vec<String>, DatasetError> {

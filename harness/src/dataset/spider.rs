@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::{predictions, read_text, DatasetError, FormatEntry, Inputs, Item, Turn};
-use crate::sql_text::python_strip;
+use crate::python::python_strip;
 
 /// Reads a Spider gold file (`.json` by extension, otherwise `SQL<TAB>db_id` lines).
 /// `format = "spider"` in the registry: gold lines or `dev.json`, one prediction per line.

@@ -12,7 +12,7 @@ use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use crate::sql_text::{python_bytes_repr, python_float_repr};
+use crate::python::{python_bytes_repr, python_float_repr};
 
 /// A typed cell value as SQLite returns it.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -11,9 +11,11 @@ use crate::backend::Database;
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::execution::Executor;
-use crate::spider_sql::{self, Mode, Schema};
+use crate::reference::spider_sql::{self, Mode};
 
-pub use crate::spider_sql::load_schemas;
+// What other modules need of the reference: the component names of the official report, and
+// the schemas exact match parses against (read from `tables.json`).
+pub use crate::reference::spider_sql::{load_schemas, Schema, COMPONENTS};
 
 /// `[metrics.exact_match]` options.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -14,7 +14,7 @@ use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::denotation::{compare, format_row, CompareOptions, Difference, ResultTable, Value};
 use crate::execution::Executor;
-use crate::sql_text::python_strip;
+use crate::python::python_strip;
 
 /// `[metrics.exec]` options.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -9,8 +9,9 @@
 //! iff the prepared gold contains `order by`.
 
 use crate::denotation::CompareOptions;
-use crate::plug_value::{self, Plug};
-use crate::sql_text::{fix_tokenized_operators, remove_distinct, replace_cur_year};
+use crate::reference::plug_value::{self, Plug};
+use crate::reference::spider_text::{fix_tokenized_operators, replace_cur_year};
+use crate::reference::sqlparse::remove_distinct;
 
 use super::exec::ExecOptions;
 

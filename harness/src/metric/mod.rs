@@ -21,7 +21,7 @@ use crate::backend::Database;
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::execution::Executor;
-use crate::spider_sql::Schema;
+use crate::reference::spider_sql::Schema;
 
 /// The outcome class of a verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

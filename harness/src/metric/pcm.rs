@@ -14,7 +14,7 @@ use crate::backend::Database;
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::execution::Executor;
-use crate::pcm::{self, Element, PcmScore, Rules, Variant};
+use crate::reference::pcm::{self, Element, PcmScore, Rules, Variant};
 
 /// `[metrics.pcm]` options.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -1,6 +1,6 @@
 //! Defog SQL-Eval's metric (`spec/sqleval.md`): the candidate and every alternative of the
 //! expanded gold run on the item's database; the result tables, typed the way pandas types them,
-//! are compared by [`crate::sqleval::compare`]. The verdict is `correct` for an exact match,
+//! are compared by [`crate::reference::sqleval::compare`]. The verdict is `correct` for an exact match,
 //! `correct_subset` when some gold alternative's columns are found among the candidate's, and
 //! incorrect otherwise.
 //!
@@ -21,8 +21,8 @@ use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::denotation::{ColumnType, ResultTable, Value};
 use crate::execution::Executor;
-use crate::sql_text::python_bytes_repr;
-use crate::sqleval::{
+use crate::python::python_bytes_repr;
+use crate::reference::sqleval::{
     compare_with_gold_sql, expand_gold, expand_gold_literal_aware, Cell, Mode, Table,
 };
 

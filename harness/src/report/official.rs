@@ -12,8 +12,8 @@
 use std::fmt::Write;
 
 use crate::evaluation::Evaluation;
+use crate::metric::exact_match::COMPONENTS;
 use crate::metric::{Status, Verdict};
-use crate::spider_sql::COMPONENTS;
 
 const LEVELS: [&str; 5] = ["easy", "medium", "hard", "extra", "all"];
 const TURNS: [&str; 5] = ["turn 1", "turn 2", "turn 3", "turn 4", "turn > 4"];

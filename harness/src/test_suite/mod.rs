@@ -34,4 +34,6 @@ pub enum SuiteError {
     Constraints { path: PathBuf, message: String },
     #[error("generating a database for {db_id}: {message}")]
     Generate { db_id: String, message: String },
+    #[error(transparent)]
+    Dataset(#[from] crate::dataset::DatasetError),
 }

@@ -5,11 +5,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use super::constraints::{ColumnRules, Constraints, Source};
 use super::neighbors::ColumnFacts;
 use super::SuiteError;
+use crate::dataset::tables::{self, TablesEntry};
 
 /// How a column's random values are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,44 +71,28 @@ pub struct SuiteSchema {
     pub order: Vec<usize>,
 }
 
-#[derive(Deserialize)]
-struct RawSchema {
-    db_id: String,
-    table_names_original: Vec<String>,
-    column_names_original: Vec<(i64, String)>,
-    column_types: Vec<String>,
-    #[serde(default)]
-    primary_keys: Vec<serde_json::Value>,
-    #[serde(default)]
-    foreign_keys: Vec<(usize, usize)>,
-}
-
 /// Distinct original values kept per column.
 const ORIGINAL_VALUES: usize = 200;
 
 /// Reads every schema of a Spider-style `tables.json`, by `db_id`.
 pub fn read_tables_json(path: &Path) -> Result<HashMap<String, SuiteSchema>, SuiteError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let raw: Vec<RawSchema> = serde_json::from_str(&text).map_err(|e| SuiteError::Schema {
-        db_id: path.display().to_string(),
-        message: e.to_string(),
-    })?;
     let mut out = HashMap::new();
-    for r in raw {
+    for r in tables::read(path)? {
         let s = from_raw(r)?;
         out.insert(s.db_id.clone(), s);
     }
     Ok(out)
 }
 
-fn from_raw(r: RawSchema) -> Result<SuiteSchema, SuiteError> {
+fn from_raw(r: TablesEntry) -> Result<SuiteSchema, SuiteError> {
     let bad = |message: String| SuiteError::Schema {
         db_id: r.db_id.clone(),
         message,
     };
+    let column_types = r
+        .column_types
+        .as_deref()
+        .ok_or_else(|| bad("no column_types".into()))?;
     let mut tables: Vec<Table> = r
         .table_names_original
         .iter()
@@ -133,7 +116,7 @@ fn from_raw(r: RawSchema) -> Result<SuiteSchema, SuiteError> {
                 "column {name} names table {t}, which does not exist"
             ))
         })?;
-        let kind = match r.column_types.get(id).map(String::as_str) {
+        let kind = match column_types.get(id).map(String::as_str) {
             Some("number") => ColumnKind::Int,
             Some("time") => ColumnKind::Time,
             Some("boolean") => ColumnKind::Bool,
@@ -546,7 +529,7 @@ mod tests {
             "column_types": ["text", "number", "number", "number", "number"],
             "primary_keys": [1, 3],
             "foreign_keys": [[2, 3]]}]"#;
-        let raw: Vec<RawSchema> = serde_json::from_str(json).unwrap();
+        let raw = tables::parse(json).unwrap();
         let s = from_raw(raw.into_iter().next().unwrap()).unwrap();
         assert_eq!(s.order, vec![1, 0]);
         assert_eq!(s.foreign_keys[0].parent_table, 1);

@@ -8,6 +8,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::python::is_python_whitespace;
+
 fn re(pattern: &str) -> Regex {
     match Regex::new(pattern) {
         Ok(r) => r,
@@ -46,10 +48,6 @@ const IGNORECASE_AS_COUNT: usize = 2;
 /// The text the reference hands its parser, or `None` where it gives up before parsing.
 pub fn preprocess(text: &str) -> Option<String> {
     preprocess_for_parser(text).map(|s| s.to_lowercase().replace('\'', "\""))
-}
-
-fn python_whitespace(c: char) -> bool {
-    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
 }
 
 /// The reference's `preprocess_for_jsql` (before its `'` → `"` replacement).
@@ -120,7 +118,7 @@ pub fn preprocess_for_parser(text: &str) -> Option<String> {
         .into_owned();
     sql = SPACES
         .replace_all(&sql, " ")
-        .trim_matches(python_whitespace)
+        .trim_matches(is_python_whitespace)
         .to_owned();
     sql = DECLARE_STATEMENT
         .replacen(&sql, FLAGS_AS_COUNT, " ")
@@ -137,7 +135,7 @@ pub fn preprocess_for_parser(text: &str) -> Option<String> {
     sql = sql.replace("``", "'").replace('"', "'");
     sql = SPACES
         .replace_all(&sql, " ")
-        .trim_matches(python_whitespace)
+        .trim_matches(is_python_whitespace)
         .to_owned();
     if sql.is_empty() {
         return None;
@@ -157,7 +155,7 @@ fn remove_comments(sql: &str) -> String {
     let sql = LINE_COMMENT.replace_all(&sql, "");
     let sql = LONE_SEMICOLON.replace_all(&sql, " ");
     let sql = SPACES.replace_all(&sql, " ");
-    sql.trim_matches(python_whitespace).to_owned()
+    sql.trim_matches(is_python_whitespace).to_owned()
 }
 
 /// `re.sub(r"(DECLARE|declare) (?:.(?!(SELECT|select)))", "SELECT", sql)`: `declare ` and the

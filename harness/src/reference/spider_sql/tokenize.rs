@@ -11,86 +11,8 @@
 //! then detach that period); no query in the Spider dev data does this.
 
 use super::ParseError;
+use crate::python::{is_python_decimal, is_python_whitespace};
 use std::collections::HashMap;
-
-/// Python's notion of white space (`str.split()` / `\s`).
-fn is_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Unicode decimal digits (category Nd), which Python's `\d` matches.
-const DECIMAL_RANGES: [(u32, u32); 62] = [
-    (0x30, 0x39),
-    (0x660, 0x669),
-    (0x6F0, 0x6F9),
-    (0x7C0, 0x7C9),
-    (0x966, 0x96F),
-    (0x9E6, 0x9EF),
-    (0xA66, 0xA6F),
-    (0xAE6, 0xAEF),
-    (0xB66, 0xB6F),
-    (0xBE6, 0xBEF),
-    (0xC66, 0xC6F),
-    (0xCE6, 0xCEF),
-    (0xD66, 0xD6F),
-    (0xDE6, 0xDEF),
-    (0xE50, 0xE59),
-    (0xED0, 0xED9),
-    (0xF20, 0xF29),
-    (0x1040, 0x1049),
-    (0x1090, 0x1099),
-    (0x17E0, 0x17E9),
-    (0x1810, 0x1819),
-    (0x1946, 0x194F),
-    (0x19D0, 0x19D9),
-    (0x1A80, 0x1A89),
-    (0x1A90, 0x1A99),
-    (0x1B50, 0x1B59),
-    (0x1BB0, 0x1BB9),
-    (0x1C40, 0x1C49),
-    (0x1C50, 0x1C59),
-    (0xA620, 0xA629),
-    (0xA8D0, 0xA8D9),
-    (0xA900, 0xA909),
-    (0xA9D0, 0xA9D9),
-    (0xA9F0, 0xA9F9),
-    (0xAA50, 0xAA59),
-    (0xABF0, 0xABF9),
-    (0xFF10, 0xFF19),
-    (0x104A0, 0x104A9),
-    (0x10D30, 0x10D39),
-    (0x11066, 0x1106F),
-    (0x110F0, 0x110F9),
-    (0x11136, 0x1113F),
-    (0x111D0, 0x111D9),
-    (0x112F0, 0x112F9),
-    (0x11450, 0x11459),
-    (0x114D0, 0x114D9),
-    (0x11650, 0x11659),
-    (0x116C0, 0x116C9),
-    (0x11730, 0x11739),
-    (0x118E0, 0x118E9),
-    (0x11950, 0x11959),
-    (0x11C50, 0x11C59),
-    (0x11D50, 0x11D59),
-    (0x11DA0, 0x11DA9),
-    (0x16A60, 0x16A69),
-    (0x16AC0, 0x16AC9),
-    (0x16B50, 0x16B59),
-    (0x1D7CE, 0x1D7FF),
-    (0x1E140, 0x1E149),
-    (0x1E2F0, 0x1E2F9),
-    (0x1E950, 0x1E959),
-    (0x1FBF0, 0x1FBF9),
-];
-
-/// Whether `c` is matched by Python's `\d`.
-fn is_decimal(c: char) -> bool {
-    let v = u32::from(c);
-    DECIMAL_RANGES
-        .iter()
-        .any(|&(lo, hi)| (lo..=hi).contains(&v))
-}
 
 /// Returns true for characters Python's `\w` class treats as word characters.
 fn is_word(c: char) -> bool {
@@ -122,6 +44,8 @@ fn split_final_period(text: &[char], wide: bool) -> Vec<char> {
             || (wide && matches!(c, '»' | '”' | '’' | ' '))
     };
     let mut end = text.len();
+    // Unicode `White_Space`, not Python's `\s` (which also matches U+001C..U+001F): they can
+    // only differ on text ending in those separators, which a stripped query never does.
     while end > 0 && text[end - 1].is_whitespace() {
         end -= 1;
     }
@@ -177,7 +101,7 @@ fn split_comma_colon(text: &[char]) -> Vec<char> {
     let mut i = 0;
     while i < text.len() {
         let c = text[i];
-        if (c == ':' || c == ',') && i + 1 < text.len() && !is_decimal(text[i + 1]) {
+        if (c == ':' || c == ',') && i + 1 < text.len() && !is_python_decimal(text[i + 1]) {
             out.push(' ');
             out.push(c);
             out.push(' ');
@@ -278,7 +202,7 @@ fn split_contractions(text: &[char]) -> Vec<char> {
                     continue;
                 }
                 let after_ok = if needs_space {
-                    i + n < text.len() && is_space(text[i + n])
+                    i + n < text.len() && is_python_whitespace(text[i + n])
                 } else {
                     i + n == text.len() || !is_word(text[i + n])
                 };
@@ -320,7 +244,7 @@ fn word_split(text: &[char]) -> Vec<String> {
     t = space_chars(&t, |c| matches!(c, '»' | '”' | '’'));
     t = split_contractions(&t);
     let s: String = t.into_iter().collect();
-    s.split(is_space)
+    s.split(is_python_whitespace)
         .filter(|w| !w.is_empty())
         .map(str::to_string)
         .collect()

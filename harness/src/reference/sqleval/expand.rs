@@ -1,9 +1,6 @@
 //! Gold expansion: `;`-separated alternatives and `{a, b, …}` column groups.
 
-/// Python's `str.strip()` whitespace.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
+use crate::python::is_python_whitespace;
 
 /// Every non-empty combination of `options`, by size, then in index order (as
 /// `itertools.combinations` for r = 1..=n).
@@ -53,7 +50,7 @@ fn expand_group(query: &str, start: usize, end: usize, out: &mut Vec<String>) {
 pub fn expand_gold(gold: &str) -> Vec<String> {
     let mut out = Vec::new();
     for piece in gold.split(';') {
-        let query = piece.trim_matches(is_py_space);
+        let query = piece.trim_matches(is_python_whitespace);
         if query.is_empty() {
             continue;
         }
@@ -107,7 +104,7 @@ pub fn expand_gold_literal_aware(gold: &str) -> Vec<String> {
     pieces.push((from, gold.len()));
     let mut out = Vec::new();
     for (a, b) in pieces {
-        let query = gold[a..b].trim_matches(is_py_space);
+        let query = gold[a..b].trim_matches(is_python_whitespace);
         if query.is_empty() {
             continue;
         }

@@ -1,9 +1,11 @@
 //! Database schemas (from Spider's `tables.json`) in the form the reference
 //! parser and evaluator use them.
 
-use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
+
+use crate::dataset::tables::{self, TablesEntry};
+use crate::dataset::DatasetError;
 
 /// One database schema: lower-cased table and column names, the identifier
 /// map used to name columns (`__table.column__`) and tables (`__table__`),
@@ -22,15 +24,6 @@ pub struct Schema {
     id_values: Vec<String>,
     /// Foreign-key map: column id → canonical column id of its key group.
     pub foreign_keys: HashMap<String, String>,
-}
-
-#[derive(Deserialize)]
-struct RawEntry {
-    db_id: String,
-    table_names_original: Vec<String>,
-    column_names_original: Vec<(i64, String)>,
-    #[serde(default)]
-    foreign_keys: Vec<(usize, usize)>,
 }
 
 impl Schema {
@@ -104,7 +97,7 @@ impl Schema {
 }
 
 /// Builds the reference's foreign-key canonicalisation map for one entry.
-fn foreign_key_map(entry: &RawEntry) -> Result<HashMap<String, String>, String> {
+fn foreign_key_map(entry: &TablesEntry) -> Result<HashMap<String, String>, String> {
     let mut cols = Vec::with_capacity(entry.column_names_original.len());
     for (t, c) in &entry.column_names_original {
         if *t >= 0 {
@@ -156,10 +149,14 @@ fn foreign_key_map(entry: &RawEntry) -> Result<HashMap<String, String>, String> 
 /// Parses the text of a Spider `tables.json` file into schemas keyed by
 /// `db_id`, using the original (not normalised) table and column names.
 pub fn schemas_from_json(text: &str) -> Result<HashMap<String, Schema>, String> {
-    let entries: Vec<RawEntry> =
-        serde_json::from_str(text).map_err(|e| format!("tables.json: {e}"))?;
+    let entries = tables::parse(text).map_err(|e| format!("tables.json: {e}"))?;
+    schemas_from_entries(&entries)
+}
+
+/// Builds the schemas of `tables.json` entries, keyed by `db_id`.
+fn schemas_from_entries(entries: &[TablesEntry]) -> Result<HashMap<String, Schema>, String> {
     let mut out = HashMap::new();
-    for entry in &entries {
+    for entry in entries {
         let mut tables: Vec<(String, Vec<String>)> = entry
             .table_names_original
             .iter()
@@ -182,7 +179,10 @@ pub fn schemas_from_json(text: &str) -> Result<HashMap<String, Schema>, String> 
 }
 
 /// Loads every schema of a Spider `tables.json` file, keyed by `db_id`.
-pub fn load_schemas(path: &Path) -> Result<HashMap<String, Schema>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    schemas_from_json(&text)
+pub fn load_schemas(path: &Path) -> Result<HashMap<String, Schema>, DatasetError> {
+    let entries = tables::read(path)?;
+    schemas_from_entries(&entries).map_err(|message| DatasetError::File {
+        path: path.to_path_buf(),
+        message,
+    })
 }

@@ -1,4 +1,7 @@
 //! Result comparison: Defog's exact and subset matches.
+//!
+//! Length: about 850 lines of code and 270 of unit tests, which pin down Defog's quirks one by
+//! one and so stay beside the code they test.
 
 use std::cmp::Ordering;
 

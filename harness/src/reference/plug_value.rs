@@ -9,9 +9,9 @@
 //!
 //! The reference derives both sides with the same extraction (in its
 //! `parse.py`): the query is re-joined from sqlparse tokens
-//! ([`sql_text::spider_reformat_query`]), passed through
+//! ([`sqlparse::spider_reformat_query`]), passed through
 //! `sqlparse.format(…, keyword_case='upper')`
-//! ([`sql_text::sqlparse_format_keywords_upper`]), a white-space character
+//! ([`sqlparse::sqlparse_format_keywords_upper`]), a white-space character
 //! after `T<digits>.` is dropped, string literals become slots, the text is
 //! split at white space, tokens that some number pattern matched become
 //! slots as well, and every other token is lower-cased (`t1.name` is split
@@ -29,18 +29,19 @@
 //! reproducible, not the order.
 //!
 //! Inputs are the texts the reference works on at that point: gold and
-//! prediction after `postprocess` ([`sql_text::fix_tokenized_operators`])
-//! and, unless `--keep_distinct`, [`sql_text::remove_distinct`].
+//! prediction after `postprocess` ([`super::spider_text::fix_tokenized_operators`])
+//! and, unless `--keep_distinct`, [`sqlparse::remove_distinct`].
 //!
 //! Known divergences, all from the sqlparse port: where sqlparse raises
 //! (a statement too deeply nested for its grouping limits, or an empty
 //! query) the reference crashes, while this module carries on; and a keyword
 //! spelled with a non-ASCII letter that upper-cases to ASCII (`ſelect`)
-//! keeps its spelling here (see [`sql_text::sqlparse_format_keywords_upper`]).
+//! keeps its spelling here (see [`sqlparse::sqlparse_format_keywords_upper`]).
 
 use std::collections::HashSet;
 
-use crate::sql_text;
+use super::sqlparse;
+use crate::python;
 
 /// The placeholder the reference writes in place of a value before
 /// splitting the query into tokens.
@@ -238,8 +239,8 @@ struct Extraction {
 /// `replace_values` (sqlparse formatting, the `T<n>.` white-space fix and
 /// `strip_query`).
 fn extract_query_values(sql: &str) -> Extraction {
-    let reformatted = sql_text::spider_reformat_query(sql);
-    let formatted = sql_text::sqlparse_format_keywords_upper(&reformatted);
+    let reformatted = sqlparse::spider_reformat_query(sql);
+    let formatted = sqlparse::sqlparse_format_keywords_upper(&reformatted);
     strip_query(&join_table_prefixes(&formatted))
 }
 
@@ -254,7 +255,7 @@ fn join_table_prefixes(sql: &str) -> String {
             pos + 1
                 + chars[pos + 1..]
                     .iter()
-                    .take_while(|&&c| sql_text::is_python_decimal(c))
+                    .take_while(|&&c| python::is_python_decimal(c))
                     .count()
         } else {
             pos
@@ -263,7 +264,7 @@ fn join_table_prefixes(sql: &str) -> String {
             && chars.get(digits_end) == Some(&'.')
             && chars
                 .get(digits_end + 1)
-                .is_some_and(|&c| sql_text::is_python_whitespace(c));
+                .is_some_and(|&c| python::is_python_whitespace(c));
         if matched {
             out.extend(&chars[pos..=digits_end]);
             pos = digits_end + 2;
@@ -280,13 +281,13 @@ fn join_table_prefixes(sql: &str) -> String {
 /// lower-cases the other tokens and splits those containing a `T<n>.`
 /// table prefix at their dots.
 fn strip_query(sql: &str) -> Extraction {
-    let literals = sql_text::sqlparse_string_literals(sql);
+    let literals = sqlparse::sqlparse_string_literals(sql);
     let mut text = sql.to_owned();
     for literal in &literals {
-        text = text.replace(sql_text::python_strip(literal), VALUE_MARK);
+        text = text.replace(python::python_strip(literal), VALUE_MARK);
     }
     let mut tokens: Vec<&str> = text
-        .split(sql_text::is_python_whitespace)
+        .split(python::is_python_whitespace)
         .filter(|token| !token.is_empty())
         .collect();
 
@@ -313,7 +314,7 @@ fn strip_query(sql: &str) -> Extraction {
             let spaced = token.replace('.', " . ");
             lowered.extend(
                 spaced
-                    .split(sql_text::is_python_whitespace)
+                    .split(python::is_python_whitespace)
                     .filter(|piece| !piece.is_empty())
                     .map(str::to_lowercase),
             );
@@ -335,7 +336,7 @@ fn order_values(sql: &str, literals: Vec<String>, numbers: Vec<String>) -> Vec<S
     let mut token_offsets: Vec<(usize, &str)> = Vec::new();
     let mut start = None;
     for (i, c) in sql.char_indices().chain([(sql.len(), ' ')]) {
-        match (start, sql_text::is_python_whitespace(c)) {
+        match (start, python::is_python_whitespace(c)) {
             (Some(s), true) => {
                 token_offsets.push((s, &sql[s..i]));
                 start = None;
@@ -374,7 +375,7 @@ fn has_table_prefix(token: &str) -> bool {
         }
         let digits = chars[pos + 1..]
             .iter()
-            .take_while(|&&c| sql_text::is_python_decimal(c))
+            .take_while(|&&c| python::is_python_decimal(c))
             .count();
         digits > 0 && chars.get(pos + 1 + digits) == Some(&'.')
     })
@@ -386,7 +387,7 @@ fn float_matches(text: &str) -> HashSet<String> {
     let is_digit = |pos: usize| {
         chars
             .get(pos)
-            .is_some_and(|&c| sql_text::is_python_decimal(c))
+            .is_some_and(|&c| python::is_python_decimal(c))
     };
     let digits_end = |mut pos: usize| {
         while is_digit(pos) {
@@ -422,12 +423,12 @@ fn integer_matches(text: &str) -> HashSet<String> {
     while pos + 1 < chars.len() {
         let digits = chars[pos + 1..]
             .iter()
-            .take_while(|&&c| sql_text::is_python_decimal(c))
+            .take_while(|&&c| python::is_python_decimal(c))
             .count();
         if !matches!(chars[pos], 't' | 'T') && digits > 0 {
             let end = pos + 1 + digits;
             let matched: String = chars[pos..end].iter().collect();
-            found.insert(sql_text::python_strip(&matched).to_owned());
+            found.insert(python::python_strip(&matched).to_owned());
             pos = end;
         } else {
             pos += 1;
