@@ -12,6 +12,10 @@
 //! The file form: `[tables."T"]` (`non_empty`), `[columns."T.c"]` (every field optional: an
 //! override file sets only what it changes) and `[[references]]` (`from = "T.c"`, `to = "P.k"`,
 //! `enforce`).
+//!
+//! Length: about 920 lines of code and 165 of tests. Each rule kind is small, but they share
+//! one vocabulary (the `Constraints` type, its TOML form and its merge) that generation reads;
+//! split by rule kind, that vocabulary would have to be public across files.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,10 @@
 //! Neighbor queries: the gold with ONE token-level change — a constant, an operator, an
 //! aggregation, a sort direction, a connective, a negation, a column, or a dropped span. A
 //! test suite is good when it tells the gold from each of them (`spec/test_suite.md`).
+//!
+//! Length: about 1,260 lines of code and 250 of tests. The neighbor kinds share one token walk
+//! (clause tracking, spans, the gold's constants) and are small each; spread over files, every
+//! kind would re-export that walk's internals.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

@@ -1,6 +1,10 @@
 //! Random databases for a schema, deterministic given a seed: tables filled in foreign-key
 //! order, small, with duplicates and NULLs, mixing uniform random values with the values the
 //! original database holds and the golds' constants and their close variants.
+//!
+//! Length: about 940 lines of code and 190 of tests: the table-filling order, the value
+//! generator per column kind, and the reconciliation of keys, references and uniqueness, which
+//! share one generator state.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
