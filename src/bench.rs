@@ -208,7 +208,7 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         );
     }
 
-    // Execution with plug_value: the prediction as written, then gold values in its slots.
+    // QueryResult with plug_value: the prediction as written, then gold values in its slots.
     if enabled.contains(&"exec") {
         let options = ExecOptions {
             plug_value: true,

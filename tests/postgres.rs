@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use libtest_mimic::{Arguments, Failed, Trial};
 use postgres::{Client, Config, NoTls};
 use sqlsuite::backend::postgres::Postgres;
-use sqlsuite::backend::{Backend, Database, ExecError, Limits};
+use sqlsuite::backend::{Backend, Database, Limits, QueryError};
 use sqlsuite::denotation::{ColumnType, Value};
 use sqlsuite::harness;
 
@@ -164,7 +164,7 @@ fn hostile_predictions(admin: &str) -> Result<(), Failed> {
                 // transactional and rolled back, which the fingerprint below checks.
             }
             Ok(t) => problems.push(format!("{sql}: ran and returned {} rows", t.rows.len())),
-            Err(ExecError::Sql(_)) | Err(ExecError::Open { .. }) => {}
+            Err(QueryError::Sql(_)) | Err(QueryError::Open { .. }) => {}
             Err(e) => problems.push(format!("{sql}: unexpected error {e:?}")),
         }
         // The session still answers after every attempt (a killed one is replaced).
@@ -278,7 +278,7 @@ fn timeout(admin: &str) -> Result<(), Failed> {
     let start = Instant::now();
     let r = backend.execute(&db, "SELECT pg_sleep(30)", &limits);
     let took = start.elapsed();
-    if !matches!(r, Err(ExecError::Timeout { ms: 300 })) {
+    if !matches!(r, Err(QueryError::Timeout { ms: 300 })) {
         return Err(format!("pg_sleep(30) gave {r:?}").into());
     }
     // Bounded rows: a huge result stops at max_rows + 1 without transferring the rest.
@@ -287,7 +287,7 @@ fn timeout(admin: &str) -> Result<(), Failed> {
         ..Limits::default()
     };
     let r = backend.execute(&db, "SELECT generate_series(1, 100000000)", &few);
-    if !matches!(r, Err(ExecError::TooManyRows { limit: 10 })) {
+    if !matches!(r, Err(QueryError::TooManyRows { limit: 10 })) {
         return Err(format!("a 10^8-row result gave {r:?}").into());
     }
     println!("pg_sleep(30) interrupted after {took:?}");

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::metric::exact_match::{EsmMode, ExactMatch, ExactMatchOptions};
 use sqlsuite::metric::Metric;
-use sqlsuite::report::official;
+use sqlsuite::report::spider_table;
 use sqlsuite::{harness, Evaluation, Manifest};
 
 const MANIFEST: &str = "datasets/sparc.toml";
@@ -87,7 +87,7 @@ fn reproduce_eval_output() -> Result<(), Failed> {
         ])
     })
     .map_err(|e| e.to_string())?;
-    let ours = official::table(&eval, 0).ok_or("no official table (items have no hardness)")?;
+    let ours = spider_table::table(&eval, 0).ok_or("no official table (items have no hardness)")?;
     let expected = read("eval_output.txt")?;
 
     let ours = numeric_rows(&ours);

@@ -112,7 +112,7 @@ fn read_reference(path: &Path, column: usize) -> Result<Vec<Option<bool>>, Strin
     Ok(out)
 }
 
-/// Execution verdicts against `reference/exec19_dev_N.tsv`, column `column` (`exec` or
+/// QueryResult verdicts against `reference/exec19_dev_N.tsv`, column `column` (`exec` or
 /// `exec_plug`); `label` names the check in messages.
 fn conformance(eval: &Evaluation, set: usize, label: &str, column: usize) -> Result<(), Failed> {
     let name = &eval.dataset.predictions[set].name;

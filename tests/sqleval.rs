@@ -32,7 +32,7 @@ use sqlsuite::harness;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::sqleval::{Sqleval, SqlevalOptions};
 use sqlsuite::metric::{is_correct_code, Metric, Status};
-use sqlsuite::reference::sqleval::{
+use sqlsuite::reference::defog::{
     compare_with_fixes, compare_with_gold_sql, expand_gold, tables_from_reference_json, Fixes,
     Mode, Table,
 };

@@ -32,7 +32,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::Database;
 use sqlsuite::dataset::{predictions, spider, DatabaseLocator, Item};
-use sqlsuite::execution::Executor;
+use sqlsuite::executor::Executor;
 use sqlsuite::harness;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::exec::{Exec, ExecOptions};

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::backend::{Backend, Databases};
 use crate::dataset::{Dataset, Item};
-use crate::execution::Executor;
+use crate::executor::Executor;
 use crate::manifest::Manifest;
 use crate::metric::{exact_match, Metric, Resources, Status, Verdict};
 use crate::registry::{self, Composition};

@@ -19,7 +19,7 @@ pub mod config;
 pub mod dataset;
 pub mod denotation;
 pub mod evaluation;
-pub mod execution;
+pub mod executor;
 pub mod harness;
 pub mod manifest;
 pub mod metric;

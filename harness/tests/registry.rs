@@ -4,7 +4,7 @@
 
 use sqlsuite::backend::Database;
 use sqlsuite::dataset::Item;
-use sqlsuite::execution::Executor;
+use sqlsuite::executor::Executor;
 use sqlsuite::metric::{self, Metric, MetricEntry, Verdict};
 use sqlsuite::registry::{compose, Registry, STANDARD};
 use sqlsuite::{Evaluation, Manifest};

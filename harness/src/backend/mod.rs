@@ -124,7 +124,7 @@ impl fmt::Display for Database {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
     pub timeout: Duration,
-    /// More rows than this is an error ([`ExecError::TooManyRows`]); the query stops there.
+    /// More rows than this is an error ([`QueryError::TooManyRows`]); the query stops there.
     pub max_rows: usize,
     /// Approximate bytes the result may take in memory.
     pub max_bytes: usize,
@@ -141,10 +141,10 @@ impl Limits {
         }
     }
 
-    /// [`ExecError::TooLarge`] once a result's running size in bytes passes `max_bytes`.
-    pub fn check_bytes(&self, bytes: usize) -> Result<(), ExecError> {
+    /// [`QueryError::TooLarge`] once a result's running size in bytes passes `max_bytes`.
+    pub fn check_bytes(&self, bytes: usize) -> Result<(), QueryError> {
         if bytes > self.max_bytes {
-            return Err(ExecError::TooLarge {
+            return Err(QueryError::TooLarge {
                 limit: self.max_bytes,
             });
         }
@@ -164,7 +164,7 @@ impl Default for Limits {
 
 /// Why a query produced no result table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-pub enum ExecError {
+pub enum QueryError {
     /// The database engine rejected or failed the query (its own message).
     #[error("{0}")]
     Sql(String),
@@ -182,14 +182,14 @@ pub enum ExecError {
     Open { path: String, message: String },
 }
 
-impl ExecError {
+impl QueryError {
     /// A short, stable code for reports.
     pub fn code(&self) -> &'static str {
         match self {
-            ExecError::Sql(_) => "sql_error",
-            ExecError::Timeout { .. } => "timeout",
-            ExecError::TooManyRows { .. } | ExecError::TooLarge { .. } => "resource_limit",
-            ExecError::Open { .. } => "open_error",
+            QueryError::Sql(_) => "sql_error",
+            QueryError::Timeout { .. } => "timeout",
+            QueryError::TooManyRows { .. } | QueryError::TooLarge { .. } => "resource_limit",
+            QueryError::Open { .. } => "open_error",
         }
     }
 }
@@ -200,7 +200,8 @@ pub trait Backend: Send + Sync + fmt::Debug {
     fn name(&self) -> &'static str;
 
     /// Runs `sql` on `db` under `limits`. The database must never change, whatever `sql` says.
-    fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError>;
+    fn execute(&self, db: &Database, sql: &str, limits: &Limits)
+        -> Result<ResultTable, QueryError>;
 
     /// A fingerprint of the database's content, for the on-disk result cache.
     fn content_hash(&self, db: &Database) -> std::io::Result<String> {

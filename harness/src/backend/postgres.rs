@@ -34,7 +34,7 @@ use postgres::{Client, Config, NoTls};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Backend, BackendEntry, Database, Databases, ExecError, Limits, Naming};
+use super::{Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError};
 use crate::config::{ManifestError, Section};
 use crate::denotation::{ColumnType, ResultTable, Value};
 
@@ -147,8 +147,8 @@ impl Postgres {
         })
     }
 
-    fn connect(&self, db: &str) -> Result<Client, ExecError> {
-        let open_error = |message: String| ExecError::Open {
+    fn connect(&self, db: &str) -> Result<Client, QueryError> {
+        let open_error = |message: String| QueryError::Open {
             path: db.to_owned(),
             message,
         };
@@ -173,9 +173,14 @@ impl Backend for Postgres {
         "postgres"
     }
 
-    fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+    fn execute(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &Limits,
+    ) -> Result<ResultTable, QueryError> {
         let Database::Named(name) = db else {
-            return Err(ExecError::Open {
+            return Err(QueryError::Open {
                 path: db.label(),
                 message: "PostgreSQL databases are named, not files".into(),
             });
@@ -212,17 +217,17 @@ impl Backend for Postgres {
     }
 }
 
-fn sql_error(e: &postgres::Error, limits: &Limits) -> ExecError {
+fn sql_error(e: &postgres::Error, limits: &Limits) -> QueryError {
     match e.as_db_error() {
-        Some(db) if *db.code() == SqlState::QUERY_CANCELED => ExecError::Timeout {
+        Some(db) if *db.code() == SqlState::QUERY_CANCELED => QueryError::Timeout {
             ms: limits.timeout.as_millis() as u64,
         },
-        Some(db) => ExecError::Sql(db.message().to_owned()),
-        None => ExecError::Sql(e.to_string()),
+        Some(db) => QueryError::Sql(db.message().to_owned()),
+        None => QueryError::Sql(e.to_string()),
     }
 }
 
-fn run_query(client: &mut Client, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+fn run_query(client: &mut Client, sql: &str, limits: &Limits) -> Result<ResultTable, QueryError> {
     let err = |e: postgres::Error| sql_error(&e, limits);
     let mut tx = client
         .build_transaction()
@@ -235,7 +240,7 @@ fn run_query(client: &mut Client, sql: &str, limits: &Limits) -> Result<ResultTa
         .map_err(err)?;
     let stmt = tx.prepare(sql).map_err(err)?;
     if stmt.columns().is_empty() {
-        return Err(ExecError::Sql(
+        return Err(QueryError::Sql(
             "not a query: only statements that read and return rows may run".into(),
         ));
     }
@@ -249,7 +254,7 @@ fn run_query(client: &mut Client, sql: &str, limits: &Limits) -> Result<ResultTa
     let fetch = i32::try_from(limits.max_rows.saturating_add(1)).unwrap_or(i32::MAX);
     let rows = tx.query_portal(&portal, fetch).map_err(err)?;
     if rows.len() > limits.max_rows {
-        return Err(ExecError::TooManyRows {
+        return Err(QueryError::TooManyRows {
             limit: limits.max_rows,
         });
     }
@@ -264,7 +269,7 @@ fn run_query(client: &mut Client, sql: &str, limits: &Limits) -> Result<ResultTa
         for i in 0..row.len() {
             let Decoded(v) = row
                 .try_get(i)
-                .map_err(|e| ExecError::Sql(format!("cannot read column {i}: {e}")))?;
+                .map_err(|e| QueryError::Sql(format!("cannot read column {i}: {e}")))?;
             bytes += v.weight();
             values.push(v);
         }

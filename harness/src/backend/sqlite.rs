@@ -26,7 +26,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Backend, BackendEntry, Database, Databases, ExecError, Limits, Naming};
+use super::{Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError};
 use crate::config::{ManifestError, Section};
 use crate::denotation::{ResultTable, Value};
 
@@ -124,9 +124,14 @@ impl Backend for Sqlite {
         "sqlite"
     }
 
-    fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+    fn execute(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &Limits,
+    ) -> Result<ResultTable, QueryError> {
         let Some(path) = db.as_file() else {
-            return Err(ExecError::Open {
+            return Err(QueryError::Open {
                 path: db.label(),
                 message: "SQLite databases are files".into(),
             });
@@ -143,8 +148,8 @@ fn stamp(path: &Path) -> Stamp {
 
 fn with_connection<T>(
     path: &Path,
-    f: impl FnOnce(&Connection) -> Result<T, ExecError>,
-) -> Result<T, ExecError> {
+    f: impl FnOnce(&Connection) -> Result<T, QueryError>,
+) -> Result<T, QueryError> {
     let key = stamp(path);
     CONNECTIONS.with(|cell| {
         let mut cache = cell.borrow_mut();
@@ -152,7 +157,7 @@ fn with_connection<T>(
             Some(pos) => pos,
             None => {
                 cache.retain(|(k, _)| k.0 != key.0);
-                let conn = open(path).map_err(|e| ExecError::Open {
+                let conn = open(path).map_err(|e| QueryError::Open {
                     path: path.display().to_string(),
                     message: e.to_string(),
                 })?;
@@ -291,24 +296,24 @@ fn end_of_first_statement(sql: &str) -> Option<usize> {
     None
 }
 
-fn sql_error(e: rusqlite::Error, deadline: Instant, timeout: Duration) -> ExecError {
+fn sql_error(e: rusqlite::Error, deadline: Instant, timeout: Duration) -> QueryError {
     match e {
         rusqlite::Error::SqliteFailure(err, _) if err.code == ErrorCode::OperationInterrupted => {
-            ExecError::Timeout {
+            QueryError::Timeout {
                 ms: timeout.as_millis() as u64,
             }
         }
-        _ if Instant::now() >= deadline => ExecError::Timeout {
+        _ if Instant::now() >= deadline => QueryError::Timeout {
             ms: timeout.as_millis() as u64,
         },
         rusqlite::Error::SqliteFailure(err, Some(msg))
             if err.code == ErrorCode::AuthorizationForStatementDenied =>
         {
-            ExecError::Sql(format!("{msg}: only read-only queries may run"))
+            QueryError::Sql(format!("{msg}: only read-only queries may run"))
         }
-        rusqlite::Error::SqliteFailure(_, Some(msg)) => ExecError::Sql(msg),
-        rusqlite::Error::SqlInputError { msg, .. } => ExecError::Sql(msg),
-        other => ExecError::Sql(other.to_string()),
+        rusqlite::Error::SqliteFailure(_, Some(msg)) => QueryError::Sql(msg),
+        rusqlite::Error::SqlInputError { msg, .. } => QueryError::Sql(msg),
+        other => QueryError::Sql(other.to_string()),
     }
 }
 
@@ -322,14 +327,14 @@ fn decode_text(bytes: &[u8]) -> String {
 
 /// Runs one query on an open connection under `limits` (what [`Sqlite::execute`] does once it
 /// has the connection).
-pub fn run_query(conn: &Connection, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+pub fn run_query(conn: &Connection, sql: &str, limits: &Limits) -> Result<ResultTable, QueryError> {
     if skip_space_and_comments(sql).is_empty() {
         // Python's sqlite3 runs an empty statement and fetches no rows.
         return Ok(ResultTable::default());
     }
     if let Some(end) = end_of_first_statement(sql) {
         if !skip_space_and_comments(&sql[end..]).is_empty() {
-            return Err(ExecError::Sql(
+            return Err(QueryError::Sql(
                 "You can only execute one statement at a time.".into(),
             ));
         }
@@ -347,13 +352,13 @@ fn fetch(
     sql: &str,
     limits: &Limits,
     deadline: Instant,
-) -> Result<ResultTable, ExecError> {
+) -> Result<ResultTable, QueryError> {
     let err = |e| sql_error(e, deadline, limits.timeout);
     let mut stmt = conn.prepare(sql).map_err(err)?;
     // Belt and braces behind the authorizer: run only statements that read and return a table
     // (a REINDEX with nothing to reindex, say, never asks the authorizer).
     if !stmt.readonly() || stmt.column_count() == 0 {
-        return Err(ExecError::Sql(
+        return Err(QueryError::Sql(
             "not a query: only statements that read and return rows may run".into(),
         ));
     }
@@ -367,7 +372,7 @@ fn fetch(
     let mut bytes = 0usize;
     while let Some(row) = rows.next().map_err(err)? {
         if table.rows.len() >= limits.max_rows {
-            return Err(ExecError::TooManyRows {
+            return Err(QueryError::TooManyRows {
                 limit: limits.max_rows,
             });
         }
@@ -447,7 +452,7 @@ mod tests {
             "ANALYZE",
         ] {
             let r = Sqlite.execute(&db, sql, &limits());
-            assert!(matches!(r, Err(ExecError::Sql(_))), "{sql} gave {r:?}");
+            assert!(matches!(r, Err(QueryError::Sql(_))), "{sql} gave {r:?}");
         }
         assert_eq!(std::fs::read(db.as_file().unwrap()).unwrap(), before);
         // No temp table shadows `t` on the reused connection.
@@ -466,7 +471,7 @@ mod tests {
                    SELECT count(*) FROM n";
         let start = Instant::now();
         let r = Sqlite.execute(&db, sql, &limits());
-        assert_eq!(r, Err(ExecError::Timeout { ms: 300 }));
+        assert_eq!(r, Err(QueryError::Timeout { ms: 300 }));
         assert!(start.elapsed() < Duration::from_secs(5));
     }
 
@@ -480,7 +485,7 @@ mod tests {
         };
         assert_eq!(
             Sqlite.execute(&db, "SELECT * FROM t", &few),
-            Err(ExecError::TooManyRows { limit: 2 })
+            Err(QueryError::TooManyRows { limit: 2 })
         );
         let small = Limits {
             max_bytes: 100,
@@ -488,7 +493,7 @@ mod tests {
         };
         assert_eq!(
             Sqlite.execute(&db, "SELECT * FROM t, t AS u", &small),
-            Err(ExecError::TooLarge { limit: 100 })
+            Err(QueryError::TooLarge { limit: 100 })
         );
     }
 
@@ -504,7 +509,7 @@ mod tests {
             .is_ok());
         assert_eq!(
             Sqlite.execute(&db, "SELECT 1; SELECT 2", &limits()),
-            Err(ExecError::Sql(
+            Err(QueryError::Sql(
                 "You can only execute one statement at a time.".into()
             ))
         );
@@ -520,7 +525,7 @@ mod tests {
         let db = scratch_db(dir.path());
         assert_eq!(
             Sqlite.execute(&db, "SELECT nope FROM t", &limits()),
-            Err(ExecError::Sql("no such column: nope".into()))
+            Err(QueryError::Sql("no such column: nope".into()))
         );
     }
 
@@ -545,6 +550,6 @@ mod tests {
             "SELECT 1",
             &limits(),
         );
-        assert!(matches!(r, Err(ExecError::Open { .. })), "{r:?}");
+        assert!(matches!(r, Err(QueryError::Open { .. })), "{r:?}");
     }
 }

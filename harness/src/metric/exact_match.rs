@@ -10,7 +10,7 @@ use super::{ComponentScore, Metric, MetricEntry, Resources, Verdict};
 use crate::backend::Database;
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
-use crate::execution::Executor;
+use crate::executor::Executor;
 use crate::reference::spider_sql::{self, Mode};
 
 // What other modules need of the reference: the component names of the official report, and

@@ -1,4 +1,4 @@
-//! Execution accuracy with the official test-suite evaluator's semantics (`spec/exec.md`).
+//! QueryResult accuracy with the official test-suite evaluator's semantics (`spec/exec.md`).
 //!
 //! Both queries are preprocessed as the reference does (tokenized operators repaired, DISTINCT
 //! removed unless `keep_distinct`, the `value` placeholder replaced in the prediction), run on
@@ -9,11 +9,11 @@
 use serde::Deserialize;
 
 use super::{Metric, MetricEntry, Resources, Status, Verdict};
-use crate::backend::{Database, ExecError, Limits};
+use crate::backend::{Database, Limits, QueryError};
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::denotation::{compare, format_row, CompareOptions, Difference, ResultTable, Value};
-use crate::execution::Executor;
+use crate::executor::Executor;
 use crate::python::python_strip;
 
 /// `[metrics.exec]` options.
@@ -156,7 +156,7 @@ impl Exec {
         let pred = executor.prediction(db, pred_sql, &limits);
         let pred = match pred.as_ref() {
             Ok(t) => t,
-            Err(ExecError::TooManyRows { limit }) if *limit == cap => {
+            Err(QueryError::TooManyRows { limit }) if *limit == cap => {
                 let reason = format!(
                     "row count differs{on_db}: gold has {cap}, prediction has more than {cap}"
                 );

@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::backend::Database;
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
-use crate::execution::Executor;
+use crate::executor::Executor;
 use crate::reference::spider_sql::Schema;
 
 /// The outcome class of a verdict.

@@ -13,7 +13,7 @@ use super::{ComponentScore, Metric, MetricEntry, Resources, Verdict};
 use crate::backend::Database;
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
-use crate::execution::Executor;
+use crate::executor::Executor;
 use crate::reference::pcm::{self, Element, PcmScore, Rules, Variant};
 
 /// `[metrics.pcm]` options.

@@ -1,10 +1,10 @@
 //! Defog SQL-Eval's metric (`spec/sqleval.md`): the candidate and every alternative of the
 //! expanded gold run on the item's database; the result tables, typed the way pandas types them,
-//! are compared by [`crate::reference::sqleval::compare`]. The verdict is `correct` for an exact match,
+//! are compared by [`crate::reference::defog::compare`]. The verdict is `correct` for an exact match,
 //! `correct_subset` when some gold alternative's columns are found among the candidate's, and
 //! incorrect otherwise.
 //!
-//! Execution follows the reference's order: the candidate first (an error is incorrect), then the
+//! QueryResult follows the reference's order: the candidate first (an error is incorrect), then the
 //! gold alternatives in order. With `compat = "sqleval"` a failing gold alternative reached
 //! before an exact match scores the item 0 as the reference does (its exception), and gold
 //! expansion splits naively on `;` and braces; by default failing alternatives are left out
@@ -20,9 +20,9 @@ use crate::backend::{Database, Limits};
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::denotation::{ColumnType, ResultTable, Value};
-use crate::execution::Executor;
+use crate::executor::Executor;
 use crate::python::python_bytes_repr;
-use crate::reference::sqleval::{
+use crate::reference::defog::{
     compare_with_gold_sql, expand_gold, expand_gold_literal_aware, Cell, Mode, Table,
 };
 

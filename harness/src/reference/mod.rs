@@ -7,7 +7,8 @@
 //!   execution; [`sqlparse`]: the parts of `sqlparse` it relies on and the functions it defines
 //!   in terms of them (`DISTINCT` removal, the `--plug_value` value extraction steps).
 //! * [`plug_value`]: the candidates of the Spider evaluator's `--plug_value` mode.
-//! * [`sqleval`]: Defog SQL-Eval's gold expansion and result comparison.
+//! * [`defog`]: Defog SQL-Eval's gold expansion and result comparison (the reference of the
+//!   `sqleval` format and metric).
 //! * [`pcm`]: SEDE's Partial Component Match over sqlparser's MsSql dialect.
 //!
 //! The rest of the library reaches this wing only through [`crate::metric`]: each metric
@@ -16,10 +17,10 @@
 //! ([`crate::python`]), which live below the metrics because readers and denotations need them
 //! too.
 
+pub mod defog;
 pub mod pcm;
 pub mod plug_value;
 mod py_regex;
 pub mod spider_sql;
 pub mod spider_text;
-pub mod sqleval;
 pub mod sqlparse;

@@ -2,7 +2,7 @@
 //!
 //! * [`message`]: a failed trial's message (gold, prediction, reason, differing rows).
 //! * [`summary`]: counts and accuracy overall, per reason and per database.
-//! * [`official`]: the official Spider evaluator's table (per hardness, partial scores, turns).
+//! * [`spider_table`]: the official Spider evaluator's table (per hardness, partial scores, turns).
 //! * [`snapshot`]: the insta snapshot of a prediction set and the accepted one read back.
 //! * [`jsonl`]: one machine-readable line per item and metric.
 //! * [`gate`]: the CI gate's thresholds.
@@ -10,6 +10,6 @@
 pub mod gate;
 pub mod jsonl;
 pub mod message;
-pub mod official;
 pub mod snapshot;
+pub mod spider_table;
 pub mod summary;

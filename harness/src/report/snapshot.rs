@@ -38,7 +38,7 @@ pub fn render(eval: &Evaluation, set: usize) -> String {
         out.push('\n');
         out.push_str(&Summary::of(eval, set, metric).render());
     }
-    if let Some(table) = super::official::table(eval, set) {
+    if let Some(table) = super::spider_table::table(eval, set) {
         out.push_str("\nofficial table (as evaluation.py prints it):\n");
         out.push_str(&table);
     }

@@ -20,7 +20,7 @@ use super::schema::SuiteSchema;
 use super::ties;
 use super::SuiteError;
 use crate::backend::sqlite::{run_query, Sqlite};
-use crate::backend::{Backend, Database, ExecError, Limits};
+use crate::backend::{Backend, Database, Limits, QueryError};
 use crate::denotation::{compare, CompareOptions, ResultTable};
 use crate::metric::exec::ExecOptions;
 use crate::metric::exec_plan::GoldPlan;
@@ -202,7 +202,7 @@ enum Target<'a> {
 }
 
 impl Target<'_> {
-    fn run(&self, sql: &str, limits: &Limits) -> Result<ResultTable, ExecError> {
+    fn run(&self, sql: &str, limits: &Limits) -> Result<ResultTable, QueryError> {
         match self {
             Target::File(db) => Sqlite.execute(db, sql, limits),
             Target::Memory(conn) => run_query(conn, sql, limits),
@@ -218,14 +218,14 @@ fn differs(
     neighbor: &str,
     options: CompareOptions,
     limits: &Limits,
-) -> Result<bool, ExecError> {
+) -> Result<bool, QueryError> {
     let cap = Limits {
         max_rows: gold.rows.len().min(limits.max_rows),
         ..*limits
     };
     match target.run(neighbor, &cap) {
         Ok(t) => Ok(compare(gold, &t, options).is_err()),
-        Err(ExecError::TooManyRows { .. }) => Ok(true),
+        Err(QueryError::TooManyRows { .. }) => Ok(true),
         Err(e) => Err(e),
     }
 }
@@ -397,7 +397,7 @@ pub fn distill_schema(
                 open.push(ts[0].clone());
             }
             for t in ts.drain(..).skip(1) {
-                if let Ok(false) | Err(ExecError::Timeout { .. }) =
+                if let Ok(false) | Err(QueryError::Timeout { .. }) =
                     differs(target, &gold, &t, p.options, &limits)
                 {
                     open.push(t);
@@ -528,7 +528,7 @@ pub fn distill_schema(
             }
             for (n, ts) in p.targets.iter().enumerate() {
                 for (t, sql) in ts.iter().enumerate() {
-                    if let Ok(true) | Err(ExecError::Sql(_)) =
+                    if let Ok(true) | Err(QueryError::Sql(_)) =
                         differs(&target, &gold, sql, p.options, &limits)
                     {
                         found.push((g, n, t));
@@ -658,7 +658,7 @@ impl Twin<'_> {
         &mut self,
         sql: &str,
         limits: &Limits,
-    ) -> Result<Result<ResultTable, ExecError>, SuiteError> {
+    ) -> Result<Result<ResultTable, QueryError>, SuiteError> {
         let conn = match self.conn.take() {
             Some(c) => c,
             None => random_db::in_memory_ordered(self.schema, self.constants, self.seed, true)?,

@@ -8,7 +8,7 @@
 //!   ([`Sql`]), failing exactly where the reference fails.
 //! * [`hardness`] classifies a parsed gold query.
 //! * [`exact_match`] scores a prediction against a gold query.
-//! * The official per-hardness table is built from verdicts by `report::official`.
+//! * The official per-hardness table is built from verdicts by `report::spider_table`.
 //!
 //! # Official behaviour reproduced by [`Mode::Official`]
 //!

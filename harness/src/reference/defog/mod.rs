@@ -17,7 +17,7 @@
 mod compare;
 mod expand;
 
-pub use compare::{compare, compare_with_fixes, compare_with_gold_sql, Fixes, Mode, Verdict};
+pub use compare::{compare, compare_with_fixes, compare_with_gold_sql, Comparison, Fixes, Mode};
 pub use expand::{expand_gold, expand_gold_literal_aware};
 
 use serde_json::Value;

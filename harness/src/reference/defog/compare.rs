@@ -73,7 +73,7 @@ impl From<Mode> for Fixes {
 
 /// The outcome of comparing one candidate with a gold's alternatives.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Comparison {
     pub exact_match: bool,
     pub correct: bool,
     /// Which alternative decided the verdict and how, or why the reference raised.
@@ -128,7 +128,7 @@ pub fn compare(
     question: &str,
     query_category: &str,
     mode: Mode,
-) -> Verdict {
+) -> Comparison {
     compare_with_gold_sql(
         gold_alternatives,
         None,
@@ -149,7 +149,7 @@ pub fn compare_with_gold_sql(
     question: &str,
     query_category: &str,
     mode: Mode,
-) -> Verdict {
+) -> Comparison {
     compare_with_fixes(
         gold_alternatives,
         gold_sql,
@@ -168,7 +168,7 @@ pub fn compare_with_fixes(
     question: &str,
     query_category: &str,
     fixes: Fixes,
-) -> Verdict {
+) -> Comparison {
     let mode = fixes;
     let ordered = asks_for_order(question, query_category);
     let mut subset_of = None;
@@ -194,7 +194,7 @@ pub fn compare_with_fixes(
         });
         match outcome {
             Ok((true, _)) => {
-                return Verdict {
+                return Comparison {
                     exact_match: true,
                     correct: true,
                     reason: format!("exact match with gold alternative {i}"),
@@ -206,7 +206,7 @@ pub fn compare_with_fixes(
             }
             Ok(_) => {}
             Err(e) => {
-                return Verdict {
+                return Comparison {
                     exact_match: false,
                     correct: false,
                     reason: format!("reference raises on gold alternative {i}: {e}"),
@@ -216,13 +216,13 @@ pub fn compare_with_fixes(
         }
     }
     match subset_of {
-        Some(i) => Verdict {
+        Some(i) => Comparison {
             exact_match: false,
             correct: true,
             reason: format!("gold alternative {i} is a subset of the candidate"),
             raised: false,
         },
-        None => Verdict {
+        None => Comparison {
             exact_match: false,
             correct: false,
             reason: format!(

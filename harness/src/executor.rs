@@ -13,11 +13,11 @@ use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::backend::{Backend, Database, ExecError, Limits};
+use crate::backend::{Backend, Database, Limits, QueryError};
 use crate::denotation::ResultTable;
 
 /// What one execution produced.
-pub type Execution = Result<ResultTable, ExecError>;
+pub type QueryResult = Result<ResultTable, QueryError>;
 
 /// A concurrent memo: the first caller computes, concurrent callers for the same key wait.
 #[derive(Debug)]
@@ -48,8 +48,8 @@ type Key = (Database, String, Limits);
 #[derive(Debug)]
 pub struct Executor {
     backend: Box<dyn Backend>,
-    golds: Memo<Key, Arc<Execution>>,
-    predictions: Memo<Key, Arc<Execution>>,
+    golds: Memo<Key, Arc<QueryResult>>,
+    predictions: Memo<Key, Arc<QueryResult>>,
     disk: Option<DiskCache>,
 }
 
@@ -68,7 +68,7 @@ impl Executor {
     }
 
     /// A gold query's result on `db`: computed once per run, and from disk when cached.
-    pub fn gold(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<Execution> {
+    pub fn gold(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<QueryResult> {
         let key = (db.clone(), sql.to_owned(), *limits);
         self.golds.get_or_init(&key, || {
             if let Some(disk) = &self.disk {
@@ -85,7 +85,7 @@ impl Executor {
     }
 
     /// A predicted query's result on `db` (memoised for this run only).
-    pub fn prediction(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<Execution> {
+    pub fn prediction(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<QueryResult> {
         let key = (db.clone(), sql.to_owned(), *limits);
         self.predictions
             .get_or_init(&key, || Arc::new(self.backend.execute(db, sql, limits)))
@@ -141,7 +141,7 @@ impl DiskCache {
         db: &Database,
         sql: &str,
         limits: &Limits,
-    ) -> Option<Execution> {
+    ) -> Option<QueryResult> {
         let file = self.file(backend, db, sql, limits)?;
         let text = std::fs::read_to_string(file).ok()?;
         serde_json::from_str(&text).ok()
@@ -155,10 +155,10 @@ impl DiskCache {
         db: &Database,
         sql: &str,
         limits: &Limits,
-        result: &Execution,
+        result: &QueryResult,
     ) {
         // Timeouts depend on the machine's load; don't make them permanent.
-        if matches!(result, Err(ExecError::Timeout { .. })) {
+        if matches!(result, Err(QueryError::Timeout { .. })) {
             return;
         }
         let Some(file) = self.file(backend, db, sql, limits) else {
@@ -197,7 +197,7 @@ mod tests {
         fn name(&self) -> &'static str {
             "sqlite"
         }
-        fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> Execution {
+        fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> QueryResult {
             self.0.fetch_add(1, Ordering::SeqCst);
             Sqlite.execute(db, sql, limits)
         }
