@@ -70,6 +70,7 @@ pub fn run_trials(
     conclusion.exit_code()
 }
 
+#[doc(hidden)]
 /// A trial standing for data (or a server) that is not there: ignored with `why`, or failed
 /// when [`data_required`].
 pub fn unavailable_trial(name: impl Into<String>, why: String) -> Trial {
@@ -83,11 +84,13 @@ pub fn unavailable_trial(name: impl Into<String>, why: String) -> Trial {
     })
 }
 
+#[doc(hidden)]
 /// True when missing shared data must fail instead of being ignored (`SQLSUITE_REQUIRE_SHARED=1`).
 pub fn data_required() -> bool {
     std::env::var(REQUIRE_DATA_ENV).is_ok_and(|v| v == "1")
 }
 
+#[doc(hidden)]
 /// The shared data directory: `SQLSUITE_SHARED`, default `../shared`, made absolute against the
 /// current directory. Absolute, because a test that writes a manifest elsewhere (a temporary
 /// directory) must not have its shared paths resolved against that manifest's directory.

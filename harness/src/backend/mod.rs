@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{ManifestError, Section};
-use crate::denotation::ResultTable;
+pub use crate::denotation::{ResultTable, Value};
 
 /// What the composition root ([`crate::registry`]) knows of a backend. Each backend module
 /// defines one as `pub const ENTRY`.

@@ -14,6 +14,10 @@ use std::path::{Path, PathBuf};
 
 use crate::backend::{Database, Naming};
 
+/// Reads one prediction file of a dataset whose gold gave these items.
+pub type ReadPredictions =
+    fn(&PredictionInput, &Inputs, &[Item]) -> Result<Vec<String>, DatasetError>;
+
 /// What the composition root ([`crate::registry`]) knows of a gold file format. Each format
 /// module defines one as `pub const ENTRY`.
 #[derive(Clone, Copy)]
@@ -28,8 +32,7 @@ pub struct FormatEntry {
     /// Reads the gold file.
     pub read_gold: fn(&Inputs) -> Result<Vec<Item>, DatasetError>,
     /// Reads one prediction file, aligned with the gold's items.
-    pub read_predictions:
-        fn(&PredictionInput, &Inputs, &[Item]) -> Result<Vec<String>, DatasetError>,
+    pub read_predictions: ReadPredictions,
     /// What one prediction is in a prediction file, for messages: `lines`, `rows`.
     pub unit: fn(&Path) -> &'static str,
 }

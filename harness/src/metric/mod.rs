@@ -171,6 +171,9 @@ pub struct Resources {
     pub schemas: Option<Arc<HashMap<String, Schema>>>,
 }
 
+/// Builds a metric from its manifest table and the dataset's resources.
+pub type BuildMetric = fn(&Section<'_>, &Resources) -> Result<Box<dyn Metric>, ManifestError>;
+
 /// What the composition root ([`crate::registry`]) knows of a metric. Each metric module
 /// defines one as `pub const ENTRY`.
 #[derive(Clone, Copy)]
@@ -183,7 +186,7 @@ pub struct MetricEntry {
     pub runs_queries: bool,
     /// Builds the metric from its table (absent when the metric is enabled by default) and the
     /// dataset's resources. Errors are located in the manifest.
-    pub build: fn(&Section<'_>, &Resources) -> Result<Box<dyn Metric>, ManifestError>,
+    pub build: BuildMetric,
 }
 
 impl fmt::Debug for MetricEntry {

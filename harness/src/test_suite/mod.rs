@@ -5,16 +5,16 @@
 //! whose `[databases]` pattern globs the written suite then evaluates with test-suite accuracy
 //! (the exec metric requires a match on every database).
 
-pub mod constraints;
+pub(crate) mod constraints;
 pub mod distill;
 pub mod inputs;
-pub mod neighbors;
-pub mod probes;
-pub mod random_db;
+pub(crate) mod neighbors;
+pub(crate) mod probes;
+pub(crate) mod random_db;
 pub mod report;
-pub mod schema;
-pub mod ties;
-pub mod tokens;
+pub(crate) mod schema;
+pub(crate) mod ties;
+pub(crate) mod tokens;
 
 use std::path::PathBuf;
 
