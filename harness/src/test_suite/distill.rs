@@ -33,9 +33,14 @@ pub struct DistillOptions {
     pub max_databases: usize,
     /// Stop drawing for a schema after this long (makes the result depend on the machine).
     pub time_budget: Option<Duration>,
-    /// Query preparation and comparison: the exec metric's options the suite will be used with.
+    /// Query preparation and comparison (through [`ExecOptions::gold_plan`] and
+    /// [`ExecOptions::prediction_plan`], the plans the metric runs): the exec metric's options
+    /// the suite will be used with. Its limits are not used here: see `query_timeout`.
     pub exec: ExecOptions,
-    /// Per-query time limit while distilling.
+    /// Per-query time limit while distilling (`--timeout-ms`, default 2 s). Distillation runs
+    /// every neighbor on every drawn database of tiny tables, so it bounds each query tighter
+    /// than an evaluation's `timeout_ms` (a neighbor that times out tells nothing, see
+    /// `differs`).
     pub query_timeout: Duration,
     /// Leave a random database out of the suite of each gold whose question has no natural
     /// answer on it ([`Presupposition::fails`]): a tie decides which rows a superlative
