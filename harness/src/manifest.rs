@@ -24,10 +24,11 @@ pub use crate::config::{clean, interpolate, ManifestError, Section, Source};
 /// What loading a manifest can end in.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("cannot read manifest {}: {source}", path.display())]
+    // `error`, not `source`: the message says it already, a chain would say it twice.
+    #[error("cannot read manifest {}: {error}", path.display())]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{0}")]
     Invalid(ManifestError),
@@ -209,9 +210,9 @@ impl Manifest {
     /// Reads a manifest and validates its common sections.
     pub fn load(path: impl AsRef<Path>) -> Result<Manifest, LoadError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| LoadError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         Manifest::parse(path, &text)
     }

@@ -138,10 +138,11 @@ pub struct Dataset {
 /// Errors reading dataset files; each names the file (and line where there is one).
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
-    #[error("cannot read {}: {source}", path.display())]
+    // `error`, not `source`: the message says it already, a chain would say it twice.
+    #[error("cannot read {}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{}:{line}: {message}", path.display())]
     Line {
@@ -169,9 +170,9 @@ pub enum DatasetError {
 }
 
 pub(crate) fn read_text(path: &Path) -> Result<String, DatasetError> {
-    let bytes = std::fs::read(path).map_err(|source| DatasetError::Io {
+    let bytes = std::fs::read(path).map_err(|error| DatasetError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
