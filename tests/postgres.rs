@@ -117,7 +117,7 @@ fn hostile_predictions(admin: &str) -> Result<(), Failed> {
         .map_err(pg)?;
     let before = fingerprint(&mut setup)?;
     let backend = Postgres::new(admin)?;
-    let db = Database::file(SCRATCH);
+    let db = Database::Named(SCRATCH.into());
     let limits = Limits {
         timeout: Duration::from_millis(2000),
         ..Limits::default()
@@ -192,7 +192,7 @@ fn hostile_predictions(admin: &str) -> Result<(), Failed> {
 
 fn types(admin: &str) -> Result<(), Failed> {
     let backend = Postgres::new(admin)?;
-    let db = Database::file("postgres");
+    let db = Database::Named("postgres".into());
     let t = backend
         .execute(
             &db,
@@ -270,7 +270,7 @@ fn types(admin: &str) -> Result<(), Failed> {
 
 fn timeout(admin: &str) -> Result<(), Failed> {
     let backend = Postgres::new(admin)?;
-    let db = Database::file("postgres");
+    let db = Database::Named("postgres".into());
     let limits = Limits {
         timeout: Duration::from_millis(300),
         ..Limits::default()

@@ -4,7 +4,9 @@
 //! A new backend is one module here that defines its [`BackendEntry`] (`pub const ENTRY`: its
 //! name and how it reads `[databases]`), and one line in [`crate::registry::BACKENDS`].
 
+#[doc(hidden)]
 pub mod postgres;
+#[doc(hidden)]
 pub mod sqlite;
 
 use std::fmt;

@@ -2,11 +2,17 @@
 //! nothing about SQL semantics. A new format is one module here that defines its
 //! [`FormatEntry`] (`pub const ENTRY`), and one line in [`crate::registry::FORMATS`].
 
+#[doc(hidden)]
 pub mod interactions;
+#[doc(hidden)]
 pub mod predictions;
+#[doc(hidden)]
 pub mod sede;
+#[doc(hidden)]
 pub mod spider;
+#[doc(hidden)]
 pub mod sqleval;
+#[doc(hidden)]
 pub mod tables;
 
 use std::fmt;

@@ -7,6 +7,7 @@
 
 pub mod exact_match;
 pub mod exec;
+#[doc(hidden)]
 pub mod exec_plan;
 pub mod pcm;
 pub mod sqleval;
