@@ -59,7 +59,7 @@ pub(crate) fn raw_execute(conn: &Connection, sql: &str, timeout: Duration) -> bo
 }
 
 fn raw_baseline(eval: &Evaluation, options: &ExecOptions) -> anyhow::Result<Raw> {
-    let timeout = Duration::from_millis(options.timeout_ms);
+    let timeout = Duration::from_millis(options.limits.timeout_ms);
     let mut jobs: Vec<(Database, String)> = Vec::new();
     for (i, item) in eval.items().iter().enumerate() {
         let Ok(dbs) = &eval.dataset.databases[i] else {
@@ -117,13 +117,13 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
     if enabled.contains(&"sqleval") {
         let mut options: SqlevalOptions = loaded.metric_options("sqleval")?.unwrap_or_default();
         if let Some(ms) = timeout_ms {
-            options.timeout_ms = ms;
+            options.limits.timeout_ms = ms;
         }
         return crate::bench_sqleval::run(loaded, options);
     }
     let mut exec: ExecOptions = loaded.metric_options("exec")?.unwrap_or_default();
     if let Some(ms) = timeout_ms {
-        exec.timeout_ms = ms;
+        exec.limits.timeout_ms = ms;
     }
     let with = |options: ExecOptions| {
         move |_: &_| Ok(vec![Box::new(Exec::new(options)) as Box<dyn Metric>])
@@ -147,7 +147,7 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         raw.queries,
         secs(raw.total),
         raw.timed_out,
-        exec.timeout_ms,
+        exec.limits.timeout_ms,
         secs(raw.timed_out_time),
         secs(raw.total - raw.timed_out_time)
     );
@@ -180,7 +180,7 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         secs(wall) / secs(raw.total - raw.timed_out_time).max(1e-9)
     );
     // Timed-out predictions cost their full timeout on one worker each, whatever the engine.
-    let timeout = Duration::from_millis(exec.timeout_ms);
+    let timeout = Duration::from_millis(exec.limits.timeout_ms);
     let threads = rayon::current_num_threads() as f64;
     let rest = (secs(wall) - timeouts as f64 * secs(timeout) / threads).max(0.0);
     println!(
@@ -230,7 +230,7 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
                 "{}::{i} {:.2} s (timeout {} ms per query)",
                 plugged.dataset.predictions[s].name,
                 secs(d),
-                options.timeout_ms
+                options.limits.timeout_ms
             ))
         );
     }

@@ -66,7 +66,7 @@ impl Raw {
 /// Benchmarks `manifest` (whose `[cache]` the caller dropped) with the SQL-Eval metric made
 /// with `options`.
 pub fn run(manifest: Manifest, options: SqlevalOptions) -> anyhow::Result<ExitCode> {
-    let timeout = Duration::from_millis(options.timeout_ms);
+    let timeout = Duration::from_millis(options.limits.timeout_ms);
     let metric = Sqleval::new(options.clone());
     let eval = Evaluation::with_metrics(manifest, |_| {
         Ok(vec![Box::new(Sqleval::new(options)) as Box<dyn Metric>])

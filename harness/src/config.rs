@@ -9,6 +9,7 @@
 //!
 //! This module depends on nothing else in the crate.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -193,9 +194,88 @@ impl<'a> Section<'a> {
             .ok_or_else(|| self.error(format!("[{}] disappeared", self.name())))
     }
 
+    /// The section's table as two values that share it, `T` and a block of options `B` that
+    /// several parts have in common (the query limits of every metric that runs queries). Each
+    /// reads its own keys; a key neither knows is an error at its line, as with
+    /// `deny_unknown_fields` (which neither may use: each would refuse the other's keys).
+    pub fn read_with<T: DeserializeOwned, B: DeserializeOwned>(
+        &self,
+    ) -> Result<(T, B), ManifestError> {
+        if self.span.is_some() {
+            let known: Vec<&str> = fields_of::<T>()
+                .iter()
+                .chain(fields_of::<B>())
+                .copied()
+                .collect();
+            let keys: BTreeMap<Spanned<String>, IgnoredAny> = self.read()?;
+            if let Some(key) = keys
+                .keys()
+                .filter(|k| !known.contains(&k.get_ref().as_str()))
+                .min_by_key(|k| k.span().start)
+            {
+                let expected: Vec<String> = known.iter().map(|f| format!("`{f}`")).collect();
+                return Err(self.source.error(
+                    key.span(),
+                    format!(
+                        "unknown field `{}`, expected one of {}",
+                        key.get_ref(),
+                        expected.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok((self.read()?, self.read()?))
+    }
+
     /// An error at the section.
     pub fn error(&self, message: impl Into<String>) -> ManifestError {
         self.source.error(self.span(), message)
+    }
+}
+
+/// A value read from its own manifest section, as the part it configures reads it.
+pub trait FromSection: Sized {
+    fn from_section(section: &Section<'_>) -> Result<Self, ManifestError>;
+}
+
+/// The field names a derived struct deserializes (serde's list: skipped fields are not in it).
+fn fields_of<T: DeserializeOwned>() -> &'static [&'static str] {
+    #[derive(Debug)]
+    struct Caught(Option<&'static [&'static str]>);
+    impl fmt::Display for Caught {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("not a struct")
+        }
+    }
+    impl std::error::Error for Caught {}
+    impl serde::de::Error for Caught {
+        fn custom<M: fmt::Display>(_: M) -> Self {
+            Caught(None)
+        }
+    }
+    struct Probe;
+    impl<'de> Deserializer<'de> for Probe {
+        type Error = Caught;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Caught> {
+            Err(Caught(None))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Caught> {
+            Err(Caught(Some(fields)))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+    match T::deserialize(Probe) {
+        Err(Caught(Some(fields))) => fields,
+        _ => &[],
     }
 }
 
@@ -389,6 +469,43 @@ mod tests {
     }
 
     const DOC: &str = "[a]\nx = 1\n\n[metrics.one]\nn = 3\n\n[metrics.two]\nn = \"x\"\n\n[metrics.three]\nn = 1\nm = 2\n";
+
+    #[derive(Debug, Deserialize, PartialEq, Default)]
+    #[serde(default)]
+    struct Own {
+        n: u32,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq, Default)]
+    #[serde(default)]
+    struct Shared {
+        timeout_ms: u64,
+    }
+
+    #[test]
+    fn a_section_shared_by_two_blocks_refuses_keys_neither_knows() {
+        let text = "[m]\nn = 2\ntimeout_ms = 5\n[k]\ntimeout_ms = 5\nn = 1\nnope = 3\n[t]\ntimeout_ms = \"x\"\n";
+        let source = Source::new(Path::new("m.toml"), text);
+        let m = source.section(&["m"]).unwrap().unwrap();
+        let (own, shared): (Own, Shared) = m.read_with().unwrap();
+        assert_eq!((own.n, shared.timeout_ms), (2, 5));
+        let k = source.section(&["k"]).unwrap().unwrap();
+        let e = k.read_with::<Own, Shared>().unwrap_err();
+        assert_eq!((e.line, e.column), (7, 1), "{e}");
+        assert_eq!(
+            e.message,
+            "unknown field `nope`, expected one of `n`, `timeout_ms`"
+        );
+        let t = source.section(&["t"]).unwrap().unwrap();
+        let e = t.read_with::<Own, Shared>().unwrap_err();
+        assert_eq!((e.line, e.column), (9, 14), "{e}");
+        // Absent, both blocks read their defaults.
+        let absent = Section::absent(&source, &["x"]);
+        assert_eq!(
+            absent.read_with::<Own, Shared>().unwrap(),
+            (Own::default(), Shared::default())
+        );
+    }
 
     #[test]
     fn a_section_is_read_with_located_errors() {

@@ -19,7 +19,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use toml::Spanned;
 
-pub use crate::config::{clean, interpolate, ManifestError, Section, Source};
+pub use crate::config::{clean, interpolate, FromSection, ManifestError, Section, Source};
 
 /// What loading a manifest can end in.
 #[derive(Debug, thiserror::Error)]
@@ -229,12 +229,9 @@ impl Manifest {
 
     /// The options of `[metrics.<name>]`, if the manifest has that table (for tools that run
     /// one metric's machinery themselves, such as distillation and the benchmarks).
-    pub fn metric_options<T: serde::de::DeserializeOwned>(
-        &self,
-        name: &str,
-    ) -> Result<Option<T>, ManifestError> {
+    pub fn metric_options<T: FromSection>(&self, name: &str) -> Result<Option<T>, ManifestError> {
         match self.source.section(&["metrics", name])? {
-            Some(section) => section.read().map(Some),
+            Some(section) => T::from_section(&section).map(Some),
             None => Ok(None),
         }
     }

@@ -367,7 +367,7 @@ min_accuracy = { exec = 0.5 }
         assert_eq!(m.gold, dir.path().join("gold.sql"));
         assert_eq!(m.predictions[0].file, dir.path().join("p.txt"));
         assert_eq!(m.gate.mode, GateMode::Regression);
-        assert_eq!(exec_options(&m).timeout_ms, 500);
+        assert_eq!(exec_options(&m).limits.timeout_ms, 500);
         assert_eq!(m.snapshots, dir.path().join("snapshots"));
         let (_, c) = open(dir.path(), GOOD).unwrap();
         assert_eq!(c.format.name, "spider");

@@ -133,16 +133,6 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The limits a metric's options set: a time limit in milliseconds and a bound on rows;
-    /// the memory bound is the default.
-    pub fn of(timeout_ms: u64, max_rows: usize) -> Limits {
-        Limits {
-            timeout: Duration::from_millis(timeout_ms),
-            max_rows,
-            ..Limits::default()
-        }
-    }
-
     /// [`QueryError::TooLarge`] once a result's running size in bytes passes `max_bytes`.
     pub fn check_bytes(&self, bytes: usize) -> Result<(), QueryError> {
         if bytes > self.max_bytes {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::{ComponentScore, Metric, MetricEntry, Resources, Verdict};
 use crate::backend::Database;
-use crate::config::{ManifestError, Section};
+use crate::config::{FromSection, ManifestError, Section};
 use crate::dataset::Item;
 use crate::executor::Executor;
 use crate::reference::spider_sql::{self, Mode};
@@ -38,6 +38,12 @@ pub enum EsmMode {
     LegacySparc,
 }
 
+impl FromSection for ExactMatchOptions {
+    fn from_section(section: &Section<'_>) -> Result<Self, ManifestError> {
+        section.read()
+    }
+}
+
 /// `[metrics.exact_match]` in the registry.
 pub const ENTRY: MetricEntry = MetricEntry {
     name: "exact_match",
@@ -46,7 +52,7 @@ pub const ENTRY: MetricEntry = MetricEntry {
 };
 
 fn build(section: &Section<'_>, resources: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
-    let options: ExactMatchOptions = section.read()?;
+    let options = ExactMatchOptions::from_section(section)?;
     let Some(schemas) = resources.schemas.clone() else {
         let why = "exact_match parses queries against the schema: set [dataset] tables \
                    (a Spider tables.json)";

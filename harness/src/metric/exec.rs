@@ -8,26 +8,27 @@
 
 use serde::Deserialize;
 
+use super::QueryLimits;
 use super::{Metric, MetricEntry, Resources, Status, Verdict};
 use crate::backend::{Database, Limits, QueryError};
-use crate::config::{ManifestError, Section};
+use crate::config::{FromSection, ManifestError, Section};
 use crate::dataset::Item;
 use crate::denotation::{compare, format_row, CompareOptions, Difference, ResultTable, Value};
 use crate::executor::Executor;
 use crate::python::python_strip;
 
-/// `[metrics.exec]` options.
+/// `[metrics.exec]` options. Unknown keys are refused by [`FromSection`], which reads these
+/// and the [`QueryLimits`] from the same table.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(default)]
 pub struct ExecOptions {
     /// Keep DISTINCT in both queries (the reference's `--keep_distinct`).
     pub keep_distinct: bool,
-    /// Per-query time limit; a prediction that runs longer is incorrect, a gold a gold error.
-    pub timeout_ms: u64,
+    /// `timeout_ms` and `max_rows`.
+    #[serde(skip)]
+    pub limits: QueryLimits,
     /// Relative tolerance for comparing numbers; absent = exact Python equality (official).
     pub float_tolerance: Option<f64>,
-    /// At most this many result rows per query.
-    pub max_rows: usize,
     /// Replace every `value` substring of the prediction by `1` before running it, as the
     /// reference's `evaluation.py` does for every prediction.
     pub replace_value_placeholder: bool,
@@ -40,9 +41,8 @@ impl Default for ExecOptions {
     fn default() -> Self {
         ExecOptions {
             keep_distinct: false,
-            timeout_ms: 10_000,
+            limits: QueryLimits::default(),
             float_tolerance: None,
-            max_rows: Limits::default().max_rows,
             replace_value_placeholder: true,
             plug_value: false,
         }
@@ -56,8 +56,15 @@ pub const ENTRY: MetricEntry = MetricEntry {
     build,
 };
 
+impl FromSection for ExecOptions {
+    fn from_section(section: &Section<'_>) -> Result<Self, ManifestError> {
+        let (options, limits) = section.read_with()?;
+        Ok(ExecOptions { limits, ..options })
+    }
+}
+
 fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
-    Ok(Box::new(Exec::new(section.read()?)))
+    Ok(Box::new(Exec::new(ExecOptions::from_section(section)?)))
 }
 
 /// The execution-match metric.
@@ -72,7 +79,7 @@ const SHOWN_ROWS: usize = 5;
 
 impl Exec {
     pub fn new(options: ExecOptions) -> Exec {
-        let limits = Limits::of(options.timeout_ms, options.max_rows);
+        let limits = options.limits.limits();
         Exec { options, limits }
     }
 
@@ -368,7 +375,10 @@ mod tests {
     #[test]
     fn timeouts_fire_and_are_incorrect() {
         let fast = ExecOptions {
-            timeout_ms: 200,
+            limits: QueryLimits {
+                timeout_ms: 200,
+                ..QueryLimits::default()
+            },
             ..ExecOptions::default()
         };
         let v = judge(

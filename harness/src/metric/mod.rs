@@ -172,6 +172,38 @@ pub struct Resources {
     pub schemas: Option<Arc<HashMap<String, Schema>>>,
 }
 
+/// The query limits every metric that runs queries takes from its table (`timeout_ms`,
+/// `max_rows`): one block, read beside the metric's own options
+/// ([`Section::read_with`](crate::config::Section::read_with)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(default)]
+pub struct QueryLimits {
+    /// Per-query time limit; a prediction that runs longer is incorrect, a gold a gold error.
+    pub timeout_ms: u64,
+    /// At most this many result rows per query.
+    pub max_rows: usize,
+}
+
+impl Default for QueryLimits {
+    fn default() -> Self {
+        QueryLimits {
+            timeout_ms: 10_000,
+            max_rows: crate::backend::Limits::default().max_rows,
+        }
+    }
+}
+
+impl QueryLimits {
+    /// The backend's limits: these, and the default memory bound.
+    pub fn limits(&self) -> crate::backend::Limits {
+        crate::backend::Limits {
+            timeout: std::time::Duration::from_millis(self.timeout_ms),
+            max_rows: self.max_rows,
+            ..crate::backend::Limits::default()
+        }
+    }
+}
+
 /// Builds a metric from its manifest table and the dataset's resources.
 pub type BuildMetric = fn(&Section<'_>, &Resources) -> Result<Box<dyn Metric>, ManifestError>;
 

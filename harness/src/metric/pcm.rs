@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::{ComponentScore, Metric, MetricEntry, Resources, Verdict};
 use crate::backend::Database;
-use crate::config::{ManifestError, Section};
+use crate::config::{FromSection, ManifestError, Section};
 use crate::dataset::Item;
 use crate::executor::Executor;
 use crate::reference::pcm::{self, Element, PcmScore, Rules, Variant};
@@ -31,6 +31,12 @@ pub enum PcmCompat {
     Sede,
 }
 
+impl FromSection for PcmOptions {
+    fn from_section(section: &Section<'_>) -> Result<Self, ManifestError> {
+        section.read()
+    }
+}
+
 /// `[metrics.pcm]` in the registry.
 pub const ENTRY: MetricEntry = MetricEntry {
     name: "pcm",
@@ -39,7 +45,7 @@ pub const ENTRY: MetricEntry = MetricEntry {
 };
 
 fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
-    Ok(Box::new(Pcm::new(&section.read()?)))
+    Ok(Box::new(Pcm::new(&PcmOptions::from_section(section)?)))
 }
 
 /// The PCM metric.

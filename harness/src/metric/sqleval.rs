@@ -15,9 +15,10 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::exec::show_table;
+use super::QueryLimits;
 use super::{Metric, MetricEntry, Resources, Verdict};
 use crate::backend::{Database, Limits};
-use crate::config::{ManifestError, Section};
+use crate::config::{FromSection, ManifestError, Section};
 use crate::dataset::Item;
 use crate::denotation::{ColumnType, ResultTable, Value};
 use crate::executor::Executor;
@@ -34,26 +35,23 @@ pub enum Compat {
     Sqleval,
 }
 
-/// `[metrics.sqleval]` options.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+/// `[metrics.sqleval]` options. Unknown keys are refused by [`FromSection`], which reads these
+/// and the [`QueryLimits`] from the same table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct SqlevalOptions {
     /// `"sqleval"`: reproduce the reference verdict for verdict; absent: its bugs fixed.
     pub compat: Option<Compat>,
-    /// Per-query time limit (the reference's PostgreSQL runner uses 10 s; its SQLite runner
-    /// has none).
-    pub timeout_ms: u64,
-    /// At most this many result rows per query.
-    pub max_rows: usize,
+    /// `timeout_ms` (default 10 s, as the reference's PostgreSQL runner; its SQLite runner has
+    /// none) and `max_rows`.
+    #[serde(skip)]
+    pub limits: QueryLimits,
 }
 
-impl Default for SqlevalOptions {
-    fn default() -> Self {
-        SqlevalOptions {
-            compat: None,
-            timeout_ms: 10_000,
-            max_rows: Limits::default().max_rows,
-        }
+impl FromSection for SqlevalOptions {
+    fn from_section(section: &Section<'_>) -> Result<Self, ManifestError> {
+        let (options, limits) = section.read_with()?;
+        Ok(SqlevalOptions { limits, ..options })
     }
 }
 
@@ -65,7 +63,9 @@ pub const ENTRY: MetricEntry = MetricEntry {
 };
 
 fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
-    Ok(Box::new(Sqleval::new(section.read()?)))
+    Ok(Box::new(Sqleval::new(SqlevalOptions::from_section(
+        section,
+    )?)))
 }
 
 /// The SQL-Eval metric.
@@ -82,7 +82,7 @@ impl Sqleval {
                 Some(Compat::Sqleval) => Mode::Compat,
                 None => Mode::Default,
             },
-            limits: Limits::of(options.timeout_ms, options.max_rows),
+            limits: options.limits.limits(),
         }
     }
 
