@@ -197,13 +197,13 @@ pub struct Manifest {
     pub metrics: Option<BTreeMap<String, Range<usize>>>,
     pub gate: Gate,
     /// Where each gate threshold is, by metric name.
-    pub gate_spans: BTreeMap<String, Range<usize>>,
+    pub(crate) gate_spans: BTreeMap<String, Range<usize>>,
     pub snapshots: PathBuf,
     pub cache: Option<PathBuf>,
     pub distill: Distill,
     /// Input files the manifest names that do not exist (the registry reports them once the
     /// whole manifest is validated).
-    pub missing: Vec<ManifestError>,
+    pub(crate) missing: Vec<ManifestError>,
 }
 
 impl Manifest {

@@ -288,9 +288,9 @@ impl Constraints {
 
     /// Reads an override file.
     pub fn read(path: &Path) -> Result<Constraints, SuiteError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| SuiteError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         toml::from_str(&text).map_err(|e| SuiteError::Constraints {
             path: path.to_path_buf(),

@@ -253,18 +253,18 @@ pub fn distill_schema(
     let constants =
         Constants::from_golds(input.golds.iter().map(|g| g.gold.as_str()), &input.schema);
 
-    std::fs::create_dir_all(dir).map_err(|source| SuiteError::Io {
+    std::fs::create_dir_all(dir).map_err(|error| SuiteError::Io {
         path: dir.to_path_buf(),
-        source,
+        error,
     })?;
     clear_suite(dir, &db_id)?;
     let constraints_path = dir.join(CONSTRAINTS_FILE);
-    std::fs::write(&constraints_path, input.constraints.to_file_text(&db_id)).map_err(
-        |source| SuiteError::Io {
+    std::fs::write(&constraints_path, input.constraints.to_file_text(&db_id)).map_err(|error| {
+        SuiteError::Io {
             path: constraints_path,
-            source,
-        },
-    )?;
+            error,
+        }
+    })?;
 
     let mut outcomes: Vec<GoldOutcome> = Vec::new();
     let mut prepared: Vec<Prepared> = Vec::new();
@@ -445,7 +445,7 @@ pub fn distill_schema(
         }
         Some(path) => {
             let to = dir.join(&base_name);
-            std::fs::copy(path, &to).map_err(|source| SuiteError::Io { path: to, source })?;
+            std::fs::copy(path, &to).map_err(|error| SuiteError::Io { path: to, error })?;
         }
         None => {
             let k = next_k - 1;
@@ -626,9 +626,9 @@ pub fn distill_schema(
         db_id: db_id.clone(),
         message: e.to_string(),
     })?;
-    std::fs::write(&exclusions_path, json).map_err(|source| SuiteError::Io {
+    std::fs::write(&exclusions_path, json).map_err(|error| SuiteError::Io {
         path: exclusions_path,
-        source,
+        error,
     })?;
     let bytes = databases
         .iter()
@@ -751,9 +751,9 @@ impl Presupposition {
 
 /// Removes an earlier suite's files for `db_id` from `dir` (only `<db_id>_<k>.sqlite`).
 fn clear_suite(dir: &Path, db_id: &str) -> Result<(), SuiteError> {
-    let io = |source| SuiteError::Io {
+    let io = |error| SuiteError::Io {
         path: dir.to_path_buf(),
-        source,
+        error,
     };
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let path = entry.map_err(io)?.path();
@@ -766,7 +766,7 @@ fn clear_suite(dir: &Path, db_id: &str) -> Result<(), SuiteError> {
             .and_then(|r| r.strip_suffix(".sqlite"))
             .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
         if is_ours {
-            std::fs::remove_file(&path).map_err(|source| SuiteError::Io { path, source })?;
+            std::fs::remove_file(&path).map_err(|error| SuiteError::Io { path, error })?;
         }
     }
     Ok(())

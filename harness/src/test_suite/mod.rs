@@ -21,10 +21,11 @@ use std::path::PathBuf;
 /// Errors distilling a suite.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
-    #[error("cannot access {}: {source}", path.display())]
+    // `error`, not `source`: the message says it already, a chain would say it twice.
+    #[error("cannot access {}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("schema {db_id}: {message}")]
     Schema { db_id: String, message: String },

@@ -539,9 +539,9 @@ pub fn write(
     seed: u64,
 ) -> Result<(), SuiteError> {
     if path.exists() {
-        std::fs::remove_file(path).map_err(|source| SuiteError::Io {
+        std::fs::remove_file(path).map_err(|error| SuiteError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
     }
     let conn = Connection::open(path).map_err(|e| SuiteError::Database {
