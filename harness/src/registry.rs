@@ -166,12 +166,9 @@ impl Registry {
         }
 
         let mut missing = manifest.missing.clone();
-        let databases = match &manifest.databases {
+        let databases = match source.section(&["databases"])? {
             None => None,
-            Some(_) => {
-                let section = source
-                    .section(&["databases"])?
-                    .ok_or_else(|| manifest.error(0..0, "[databases] disappeared"))?;
+            Some(section) => {
                 let entry = match source.section(&["databases", "backend"])? {
                     Some(key) => {
                         let name: String = key.read()?;
