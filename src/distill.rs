@@ -29,6 +29,13 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let manifest = Manifest::load(&args.manifest)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("target/suites").join(&manifest.name));
+    // A manifest may glob the suite it is distilled for (its `[distill]` names the schemas):
+    // the directory exists before the manifest is composed.
+    std::fs::create_dir_all(&out).with_context(|| out.display().to_string())?;
     let composition = sqlsuite::registry::compose(&manifest)?;
     if composition
         .databases
@@ -41,10 +48,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     let inputs = schema_inputs(&manifest, &composition, &args.only)?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("target/suites").join(&manifest.name));
     let mut exec: ExecOptions = manifest.metric_options("exec")?.unwrap_or_default();
     exec.plug_value |= args.plug_value;
     let plug_value = exec.plug_value;

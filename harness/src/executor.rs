@@ -122,11 +122,13 @@ impl DiskCache {
             backend.name(),
             &content,
             sql,
+            // `v2`: results carry their steps.
             &format!(
-                "{}/{}/{}",
+                "v2/{}/{}/{}/{:?}",
                 limits.timeout.as_millis(),
                 limits.max_rows,
-                limits.max_bytes
+                limits.max_bytes,
+                limits.max_steps
             ),
         ] {
             h.update(part.as_bytes());

@@ -94,7 +94,17 @@ struct RawDataset {
     #[serde(default)]
     tables: Option<Spanned<String>>,
     #[serde(default)]
+    subset: Option<OneOrMany>,
+    #[serde(default)]
     when_missing: WhenMissing,
+}
+
+/// A string or a list of strings.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
 }
 
 #[derive(Debug, Deserialize)]
@@ -134,6 +144,10 @@ struct RawDistill {
     #[serde(default)]
     constraints: Option<Spanned<String>>,
     #[serde(default)]
+    schema: Vec<Spanned<String>>,
+    #[serde(default)]
+    original: Option<Spanned<String>>,
+    #[serde(default)]
     induce: Option<bool>,
 }
 
@@ -147,6 +161,13 @@ pub struct Distill {
     /// Induce constraints from the original databases' data (default); without, only the
     /// schema's keys and declared foreign keys, and the author's file, constrain generation.
     pub induce: bool,
+    /// Without `[dataset] tables`: path patterns with `{db_id}` of the databases that define
+    /// each schema (`.sqlite`, `.sql` or a schema `.csv`, rows not read); the first existing
+    /// file is taken.
+    pub schema: Vec<String>,
+    /// The populated original database of a schema, a path pattern with `{db_id}` (a schema
+    /// without the file has none); without it, `[databases]` names the originals.
+    pub original: Option<String>,
 }
 
 impl Default for Distill {
@@ -154,6 +175,8 @@ impl Default for Distill {
         Distill {
             constraints: None,
             induce: true,
+            schema: Vec::new(),
+            original: None,
         }
     }
 }
@@ -188,6 +211,9 @@ pub struct Manifest {
     /// For table-shaped gold files (SQL-Eval): the column holding the gold query.
     pub gold_column: Option<Spanned<String>>,
     pub tables: Option<PathBuf>,
+    /// `[dataset] subset`: only the items of these `db_id`s are evaluated (the classical
+    /// evaluator's `--subset`); empty for all. Prediction files then hold the subset's items.
+    pub subset: Vec<String>,
     pub when_missing: WhenMissing,
     /// Where `[databases]` is, if the manifest has it (its keys belong to the backend).
     pub databases: Option<Range<usize>>,
@@ -351,23 +377,36 @@ impl Manifest {
         let distill = match &raw.distill {
             None => Distill::default(),
             Some(d) => {
-                let constraints = match &d.constraints {
-                    Some(c) => {
-                        let pattern = cx.path(c).map_err(invalid)?.to_string_lossy().into_owned();
-                        if !pattern.contains("{db_id}") {
-                            return Err(invalid(cx.error(
-                                c.span(),
-                                "[distill] constraints names one file per schema: the path must \
-                                 contain {db_id}",
-                            )));
-                        }
-                        Some(pattern)
+                let per_schema = |c: &Spanned<String>, key: &str| {
+                    let pattern = cx.path(c).map_err(invalid)?.to_string_lossy().into_owned();
+                    if !pattern.contains("{db_id}") {
+                        return Err(invalid(cx.error(
+                            c.span(),
+                            format!(
+                                "[distill] {key} names one file per schema: the path must \
+                                 contain {{db_id}}"
+                            ),
+                        )));
                     }
-                    None => None,
+                    Ok(pattern)
                 };
                 Distill {
-                    constraints,
+                    constraints: d
+                        .constraints
+                        .as_ref()
+                        .map(|c| per_schema(c, "constraints"))
+                        .transpose()?,
                     induce: d.induce.unwrap_or(true),
+                    schema: d
+                        .schema
+                        .iter()
+                        .map(|c| per_schema(c, "schema"))
+                        .collect::<Result<_, _>>()?,
+                    original: d
+                        .original
+                        .as_ref()
+                        .map(|c| per_schema(c, "original"))
+                        .transpose()?,
                 }
             }
         };
@@ -379,6 +418,11 @@ impl Manifest {
             gold,
             gold_column,
             tables: tables.map(|(t, _)| t),
+            subset: match raw.dataset.subset {
+                Some(OneOrMany::One(s)) => vec![s],
+                Some(OneOrMany::Many(v)) => v,
+                None => Vec::new(),
+            },
             when_missing: raw.dataset.when_missing,
             databases,
             predictions,

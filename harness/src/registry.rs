@@ -21,6 +21,7 @@ use crate::metric::{self, exact_match, Metric, MetricEntry, Resources};
 /// The gold file formats, by `[dataset] format`.
 pub const FORMATS: &[FormatEntry] = &[
     dataset::spider::ENTRY,
+    dataset::classical::ENTRY,
     dataset::interactions::ENTRY,
     dataset::sqleval::ENTRY,
     dataset::sede::ENTRY,
@@ -299,6 +300,7 @@ impl Registry {
             name: manifest.name.clone(),
             gold: manifest.gold.clone(),
             gold_column: manifest.gold_column.as_ref().map(|c| c.get_ref().clone()),
+            subset: manifest.subset.clone(),
             predictions: manifest
                 .predictions
                 .iter()

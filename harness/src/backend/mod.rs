@@ -7,6 +7,8 @@
 #[doc(hidden)]
 pub mod postgres;
 #[doc(hidden)]
+pub mod schema_csv;
+#[doc(hidden)]
 pub mod sqlite;
 
 use std::fmt;
@@ -130,6 +132,10 @@ pub struct Limits {
     pub max_rows: usize,
     /// Approximate bytes the result may take in memory.
     pub max_bytes: usize,
+    /// A deterministic budget, where the backend counts the work a query does (SQLite: virtual
+    /// machine steps, counted in blocks of [`sqlite::STEP_BLOCK`]): past it the query stops with
+    /// [`QueryError::Budget`]. `None`: only the time limit.
+    pub max_steps: Option<u64>,
 }
 
 impl Limits {
@@ -150,6 +156,7 @@ impl Default for Limits {
             timeout: Duration::from_secs(10),
             max_rows: 1_000_000,
             max_bytes: 256 << 20,
+            max_steps: None,
         }
     }
 }
@@ -163,6 +170,9 @@ pub enum QueryError {
     /// The query ran past its time limit and was interrupted.
     #[error("timed out after {ms} ms (interrupted)")]
     Timeout { ms: u64 },
+    /// The query did more work than its step budget allowed and was stopped.
+    #[error("stopped after {steps} steps (its budget)")]
+    Budget { steps: u64 },
     /// The result had more rows than allowed; the query was stopped there.
     #[error("returned more than {limit} rows")]
     TooManyRows { limit: usize },
@@ -180,6 +190,7 @@ impl QueryError {
         match self {
             QueryError::Sql(_) => "sql_error",
             QueryError::Timeout { .. } => "timeout",
+            QueryError::Budget { .. } => "step_budget",
             QueryError::TooManyRows { .. } | QueryError::TooLarge { .. } => "resource_limit",
             QueryError::Open { .. } => "open_error",
         }

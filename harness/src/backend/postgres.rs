@@ -262,6 +262,7 @@ fn run_query(client: &mut Client, sql: &str, limits: &Limits) -> Result<ResultTa
         columns,
         rows: Vec::with_capacity(rows.len()),
         column_types,
+        steps: 0,
     };
     let mut bytes = 0usize;
     for row in &rows {

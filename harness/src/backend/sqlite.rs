@@ -2,7 +2,8 @@
 //!
 //! * A database file opens read-only and immutable (`mode=ro&immutable=1`): SQLite writes no
 //!   journal, takes no lock and cannot change a byte of it. A `.sql` script (the project's own
-//!   small fixtures) is loaded into a private in-memory database.
+//!   small fixtures) or a text2sql-data schema `.csv` (tables without rows) is loaded into a
+//!   private in-memory database.
 //! * An authorizer admits only what a query needs (SELECT, reading columns, calling functions,
 //!   recursive CTEs); DDL/DML, PRAGMA, ATTACH, transactions and temp objects fail at prepare time
 //!   with "not authorized". So a reused connection keeps no state from one query to the next.
@@ -16,6 +17,8 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
@@ -105,7 +108,9 @@ fn configure(
 /// Connections kept open per worker thread (least recently used are closed first).
 const CONNECTIONS_PER_THREAD: usize = 32;
 /// Check the deadline every this many virtual-machine instructions.
-const PROGRESS_OPS: i32 = 2_000;
+/// Virtual-machine steps between two calls of the progress handler, which checks the deadline
+/// and counts steps: a query's `steps` are a multiple of it.
+pub const STEP_BLOCK: i32 = 2_000;
 
 /// The SQLite backend. Stateless: connections live in a small per-thread cache.
 #[derive(Debug, Default, Clone, Copy)]
@@ -176,16 +181,44 @@ fn with_connection<T>(
     })
 }
 
+/// The SQL script a database path stands for, if it is not a database file: a `.sql` script as
+/// written, a text2sql-data schema `.csv` as its `CREATE TABLE` statements
+/// ([`super::schema_csv`]).
+pub fn script_of(path: &Path) -> Option<Result<String, String>> {
+    let extension = path.extension()?.to_string_lossy().to_ascii_lowercase();
+    if extension != "sql" && extension != "csv" {
+        return None;
+    }
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => return Some(Err(format!("{}: {e}", path.display()))),
+    };
+    Some(if extension == "sql" {
+        Ok(text)
+    } else {
+        super::schema_csv::to_script(&text).map_err(|e| format!("{}:{e}", path.display()))
+    })
+}
+
+/// A private in-memory database loaded from the script `path` stands for ([`script_of`]), or
+/// `None` if `path` names a database file.
+pub fn load_script(path: &Path) -> Option<rusqlite::Result<Connection>> {
+    let script = script_of(path)?;
+    Some(
+        script
+            .map_err(|e| rusqlite::Error::InvalidPath(PathBuf::from(e)))
+            .and_then(|script| {
+                let conn = Connection::open_in_memory()?;
+                conn.execute_batch(&script)?;
+                Ok(conn)
+            }),
+    )
+}
+
 /// Opens a database for untrusted queries.
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
-    let is_script = path.extension().is_some_and(|e| e == "sql");
-    let conn = if is_script {
-        let script = std::fs::read_to_string(path).map_err(|e| {
-            rusqlite::Error::InvalidPath(PathBuf::from(format!("{}: {e}", path.display())))
-        })?;
-        let conn = Connection::open_in_memory()?;
-        conn.execute_batch(&script)?;
-        conn
+    let conn = if let Some(loaded) = load_script(path) {
+        loaded?
     } else {
         if !path.is_file() {
             return Err(rusqlite::Error::InvalidPath(path.to_path_buf()));
@@ -341,10 +374,29 @@ pub fn run_query(conn: &Connection, sql: &str, limits: &Limits) -> Result<Result
     }
     let start = Instant::now();
     let deadline = start + limits.timeout;
-    conn.progress_handler(PROGRESS_OPS, Some(move || Instant::now() >= deadline));
+    let blocks = Arc::new(AtomicU64::new(0));
+    let counted = Arc::clone(&blocks);
+    let max_blocks = limits.max_steps.map(|s| s.div_ceil(STEP_BLOCK as u64));
+    conn.progress_handler(
+        STEP_BLOCK,
+        Some(move || {
+            let n = counted.fetch_add(1, Ordering::Relaxed) + 1;
+            max_blocks.is_some_and(|m| n > m) || Instant::now() >= deadline
+        }),
+    );
     let result = fetch(conn, sql, limits, deadline);
     conn.progress_handler(0, None::<fn() -> bool>);
-    result
+    let steps = blocks.load(Ordering::Relaxed) * STEP_BLOCK as u64;
+    match result {
+        Ok(mut table) => {
+            table.steps = steps;
+            Ok(table)
+        }
+        Err(QueryError::Timeout { .. }) if limits.max_steps.is_some_and(|m| steps > m) => {
+            Err(QueryError::Budget { steps })
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn fetch(

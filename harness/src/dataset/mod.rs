@@ -3,6 +3,8 @@
 //! [`FormatEntry`] (`pub const ENTRY`), and one line in [`crate::registry::FORMATS`].
 
 #[doc(hidden)]
+pub mod classical;
+#[doc(hidden)]
 pub mod interactions;
 #[doc(hidden)]
 pub mod predictions;
@@ -58,6 +60,8 @@ pub struct Inputs {
     pub gold: PathBuf,
     /// For table-shaped gold files: the column holding the gold query.
     pub gold_column: Option<String>,
+    /// Only the items of these `db_id`s (empty: all), before predictions are aligned.
+    pub subset: Vec<String>,
     pub predictions: Vec<PredictionInput>,
 }
 
@@ -92,6 +96,19 @@ pub struct Item {
     pub hardness: Option<&'static str>,
     /// The dataset's own category of the question (SQL-Eval's `query_category`), if it has one.
     pub category: Option<String>,
+    /// The values the gold was written with, where the dataset records them (the classical
+    /// datasets' `variables`).
+    pub variables: Vec<Variable>,
+}
+
+/// A value of the gold (a classical dataset's variable): its name and type, the example value the
+/// gold holds, and the columns (table, column) it is compared with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    pub name: String,
+    pub example: String,
+    pub kind: String,
+    pub columns: Vec<(String, String)>,
 }
 
 impl Item {
@@ -112,6 +129,7 @@ impl Item {
             turn: None,
             hardness: None,
             category: None,
+            variables: Vec::new(),
         }
     }
 }
@@ -198,7 +216,7 @@ impl Dataset {
         inputs: &Inputs,
         databases: Option<&Naming>,
     ) -> Result<Dataset, DatasetError> {
-        let items = (format.read_gold)(inputs)?;
+        let items = subset((format.read_gold)(inputs)?, inputs)?;
         let mut sets = Vec::new();
         for p in &inputs.predictions {
             let queries = (format.read_predictions)(p, inputs, &items)?;
@@ -248,6 +266,34 @@ impl Dataset {
             databases,
         })
     }
+}
+
+/// The items of `inputs.subset`'s `db_id`s (all without a subset), keeping their gold-file
+/// indexes; a subset name no item has is an error.
+pub fn subset(items: Vec<Item>, inputs: &Inputs) -> Result<Vec<Item>, DatasetError> {
+    if inputs.subset.is_empty() {
+        return Ok(items);
+    }
+    if let Some(unknown) = inputs
+        .subset
+        .iter()
+        .find(|s| !items.iter().any(|i| &i.db_id == *s))
+    {
+        let mut known: Vec<&str> = items.iter().map(|i| i.db_id.as_str()).collect();
+        known.sort_unstable();
+        known.dedup();
+        return Err(DatasetError::File {
+            path: inputs.gold.clone(),
+            message: format!(
+                "subset {unknown:?}: no item has that db_id (they are: {})",
+                known.join(", ")
+            ),
+        });
+    }
+    Ok(items
+        .into_iter()
+        .filter(|i| inputs.subset.contains(&i.db_id))
+        .collect())
 }
 
 /// The file beside a suite's databases that names, per gold, the databases that are no part of

@@ -31,6 +31,14 @@ pub struct ResultTable {
     /// (SQL-Eval's pandas dtypes) read it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub column_types: Vec<ColumnType>,
+    /// The work the query did, where the backend counts it (SQLite: virtual-machine steps, in
+    /// blocks); 0 otherwise. Deterministic for a query, a database and an engine version.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub steps: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A column's engine type, where it matters beyond the [`Value`]s.

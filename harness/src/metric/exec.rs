@@ -35,6 +35,33 @@ pub struct ExecOptions {
     /// The reference's `--plug_value`: if the prediction as written does not match, try every
     /// assignment of the gold's values to the prediction's value slots.
     pub plug_value: bool,
+    /// Repair operators a tokenizer split (`> =` → `>=`) in both queries, as the Spider
+    /// evaluator does; the classical evaluator runs them verbatim (`false`).
+    pub repair_operators: bool,
+    /// A database on which the gold fails is left out of the item's suite (noted in the
+    /// verdict's details), as the classical evaluator does; the gold failing on every
+    /// database is a gold error. Default: a gold failing anywhere is a gold error.
+    pub skip_gold_failures: bool,
+    /// A prediction's step budget on each database relative to the gold's steps there (the
+    /// classical evaluator's `30 s + 3 × gold time`, made deterministic; SQLite only).
+    pub gold_relative_budget: Option<RelativeBudget>,
+}
+
+/// `gold_relative_budget = { floor = …, multiplier = … }`: a prediction may take
+/// `floor + multiplier × (the gold's steps)` steps on a database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelativeBudget {
+    pub floor: u64,
+    pub multiplier: u64,
+}
+
+impl RelativeBudget {
+    /// The budget of a prediction whose gold took `gold_steps`.
+    pub fn for_gold(&self, gold_steps: u64) -> u64 {
+        self.floor
+            .saturating_add(self.multiplier.saturating_mul(gold_steps))
+    }
 }
 
 impl Default for ExecOptions {
@@ -45,6 +72,9 @@ impl Default for ExecOptions {
             float_tolerance: None,
             replace_value_placeholder: true,
             plug_value: false,
+            repair_operators: true,
+            skip_gold_failures: false,
+            gold_relative_budget: None,
         }
     }
 }
@@ -112,8 +142,9 @@ pub(super) fn show_table(label: &str, table: &ResultTable) -> String {
 
 impl Exec {
     /// Runs one prediction text against the gold on every database: the position of the
-    /// first database that tells them apart and its verdict (or the gold's failure), or `None`
-    /// when they agree on every database.
+    /// first database that tells them apart and its verdict (or the gold's failure), or, when
+    /// they agree on every database, the databases left out because the gold failed there
+    /// (`skip_gold_failures`).
     fn first_difference(
         &self,
         gold_sql: &str,
@@ -122,16 +153,29 @@ impl Exec {
         databases: &[Database],
         executor: &Executor,
         options: CompareOptions,
-    ) -> Option<(usize, Verdict)> {
+    ) -> Result<Vec<String>, (usize, Verdict)> {
         let suite = databases.len() > 1;
-        databases.iter().enumerate().find_map(|(position, db)| {
-            self.check_one(gold_sql, pred_sql, executed, db, suite, executor, options)
-                .err()
-                .map(|v| (position, v))
-        })
+        let mut skipped = Vec::new();
+        for (position, db) in databases.iter().enumerate() {
+            match self.check_one(gold_sql, pred_sql, executed, db, suite, executor, options) {
+                Ok(None) => {}
+                Ok(Some(gold_failure)) => skipped.push(gold_failure),
+                Err(v) => return Err((position, v)),
+            }
+        }
+        if !skipped.is_empty() && skipped.len() == databases.len() {
+            let reason = format!(
+                "gold failed on every database ({}); first: {}",
+                databases.len(),
+                skipped[0]
+            );
+            return Err((0, Verdict::gold_error(reason)));
+        }
+        Ok(skipped)
     }
 
-    /// [`Exec::first_difference`] on one database.
+    /// [`Exec::first_difference`] on one database: `Ok(Some(why))` if the gold failed there
+    /// and `skip_gold_failures` leaves the database out.
     #[allow(clippy::too_many_arguments)]
     fn check_one(
         &self,
@@ -142,7 +186,7 @@ impl Exec {
         suite: bool,
         executor: &Executor,
         options: CompareOptions,
-    ) -> Result<(), Verdict> {
+    ) -> Result<Option<String>, Verdict> {
         let on_db = if suite {
             format!(" on {}", db.label())
         } else {
@@ -151,6 +195,9 @@ impl Exec {
         let gold = executor.gold(db, gold_sql, &self.limits);
         let gold = match gold.as_ref() {
             Ok(t) => t,
+            Err(e) if self.options.skip_gold_failures => {
+                return Ok(Some(format!("{}: {e}", db.label())))
+            }
             Err(e) => return Err(Verdict::gold_error(format!("gold failed{on_db}: {e}"))),
         };
         // A prediction with more rows than the gold is wrong whatever its rows are: stop
@@ -158,6 +205,11 @@ impl Exec {
         let cap = gold.rows.len().min(self.limits.max_rows);
         let limits = Limits {
             max_rows: cap,
+            max_steps: self
+                .options
+                .gold_relative_budget
+                .map(|b| b.for_gold(gold.steps))
+                .or(self.limits.max_steps),
             ..self.limits
         };
         let pred = executor.prediction(db, pred_sql, &limits);
@@ -171,7 +223,14 @@ impl Exec {
                 return Err(Verdict::incorrect("row_count", reason, details));
             }
             Err(e) => {
-                let reason = format!("prediction failed{on_db}: {e}");
+                let mut reason = format!("prediction failed{on_db}: {e}");
+                if let (QueryError::Budget { .. }, Some(b)) = (e, self.options.gold_relative_budget)
+                {
+                    reason.push_str(&format!(
+                        " ({} + {} × the gold's {} steps)",
+                        b.floor, b.multiplier, gold.steps
+                    ));
+                }
                 return Err(Verdict::incorrect(e.code(), reason, executed));
             }
         };
@@ -193,8 +252,21 @@ impl Exec {
             }
             return Err(Verdict::incorrect(diff.code(), reason, details));
         }
-        Ok(())
+        Ok(None)
     }
+}
+
+/// A correct verdict, noting the databases left out because the gold failed there.
+fn correct_skipping(skipped: Vec<String>) -> Verdict {
+    let mut verdict = Verdict::correct();
+    if !skipped.is_empty() {
+        verdict.details = format!(
+            "the gold failed on {} database(s), left out of the suite:\n  {}\n",
+            skipped.len(),
+            skipped.join("\n  ")
+        );
+    }
+    verdict
 }
 
 impl Metric for Exec {
@@ -222,10 +294,11 @@ impl Metric for Exec {
         if gold_sql != item.gold {
             executed.push_str(&format!("gold as executed: {gold_sql}\n"));
         }
-        let Some((reached, as_written)) =
-            self.first_difference(gold_sql, pred_sql, &executed, databases, executor, options)
-        else {
-            return Verdict::correct();
+        let (reached, as_written) = match self
+            .first_difference(gold_sql, pred_sql, &executed, databases, executor, options)
+        {
+            Ok(skipped) => return correct_skipping(skipped),
+            Err(difference) => difference,
         };
         if !self.options.plug_value || as_written.status != Status::Incorrect {
             return as_written;
@@ -241,9 +314,9 @@ impl Metric for Exec {
             tried += 1;
             let note = format!("prediction with gold values: {candidate}\n");
             match self.first_difference(gold_sql, &candidate, &note, databases, executor, options) {
-                None => return Verdict::correct(),
-                Some((_, v)) if v.status == Status::GoldError => return v,
-                Some((at, v)) => {
+                Ok(skipped) => return correct_skipping(skipped),
+                Err((_, v)) if v.status == Status::GoldError => return v,
+                Err((at, v)) => {
                     if at > furthest.as_ref().map_or(reached, |f| f.0) {
                         furthest = Some((at, v));
                     }

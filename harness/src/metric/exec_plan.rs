@@ -85,7 +85,11 @@ impl ExecOptions {
     }
 
     fn prepare(&self, sql: &str) -> String {
-        let fixed = fix_tokenized_operators(sql);
+        let fixed = if self.repair_operators {
+            fix_tokenized_operators(sql)
+        } else {
+            sql.to_owned()
+        };
         if self.keep_distinct {
             fixed
         } else {

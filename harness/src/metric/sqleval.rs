@@ -291,6 +291,7 @@ mod tests {
                 ColumnType::Interval,
                 ColumnType::Plain,
             ],
+            steps: 0,
         };
         let t = table_of(&result, "SELECT 1");
         assert_eq!(

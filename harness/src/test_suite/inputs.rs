@@ -3,13 +3,14 @@
 //! and the constraints to generate within (induced, merged with the dataset author's file).
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use super::constraints::{self, Constraints};
 use super::distill::{GoldInput, SchemaInput};
-use super::schema::read_tables_json;
+use super::schema::{from_database, read_tables_json};
 use super::SuiteError;
 use crate::backend::Naming;
-use crate::dataset::{spider, DatabaseLocator};
+use crate::dataset::{DatabaseLocator, Variable};
 use crate::manifest::Manifest;
 use crate::registry::Composition;
 
@@ -24,24 +25,34 @@ pub fn schema_inputs(
         db_id: manifest.path.display().to_string(),
         message,
     };
-    if composition.format.name != spider::ENTRY.name {
-        return Err(bad("distillation reads a spider-format gold".into()));
-    }
-    let tables = manifest
-        .tables
-        .as_ref()
-        .ok_or_else(|| bad("distillation needs [dataset] tables (a Spider tables.json)".into()))?;
-    let schemas = read_tables_json(tables)?;
-    let items = spider::read_gold(&manifest.gold).map_err(|e| bad(e.to_string()))?;
+    let tables = match &manifest.tables {
+        Some(tables) => Some((tables, read_tables_json(tables)?)),
+        None if !manifest.distill.schema.is_empty() => None,
+        None => {
+            return Err(bad(
+                "distillation needs the schemas: [dataset] tables (a Spider tables.json) or \
+                 [distill] schema (databases that define them)"
+                    .into(),
+            ))
+        }
+    };
+    let items = (composition.format.read_gold)(&composition.inputs)
+        .and_then(|items| crate::dataset::subset(items, &composition.inputs))
+        .map_err(|e| bad(e.to_string()))?;
     let locator = match composition.databases.as_ref().map(|d| &d.naming) {
-        Some(naming @ Naming::Files(_)) => {
+        Some(naming @ Naming::Files(_)) if manifest.distill.original.is_none() => {
             Some(DatabaseLocator::of(naming).map_err(|e| bad(e.to_string()))?)
         }
         _ => None,
     };
     let mut golds: BTreeMap<String, Vec<GoldInput>> = BTreeMap::new();
+    let mut variables: BTreeMap<String, Vec<Variable>> = BTreeMap::new();
     for item in items {
         if only.is_empty() || only.contains(&item.db_id) {
+            variables
+                .entry(item.db_id.clone())
+                .or_default()
+                .extend(item.variables);
             golds
                 .entry(item.db_id.clone())
                 .or_default()
@@ -56,19 +67,50 @@ pub fn schema_inputs(
     }
     let mut out = Vec::new();
     for (db_id, golds) in golds {
-        let schema = schemas
-            .get(&db_id)
-            .cloned()
-            .ok_or_else(|| SuiteError::Schema {
-                db_id: db_id.clone(),
-                message: format!("not in {}", tables.display()),
-            })?;
-        let original = locator
-            .as_ref()
-            .filter(|l| !l.is_suite())
-            .and_then(|l| l.resolve(&db_id).ok())
-            .and_then(|dbs| dbs.into_iter().next())
-            .and_then(|db| db.as_file().map(|p| p.to_path_buf()));
+        let schema = match &tables {
+            Some((path, schemas)) => {
+                schemas
+                    .get(&db_id)
+                    .cloned()
+                    .ok_or_else(|| SuiteError::Schema {
+                        db_id: db_id.clone(),
+                        message: format!("not in {}", path.display()),
+                    })?
+            }
+            None => {
+                let candidates: Vec<PathBuf> = manifest
+                    .distill
+                    .schema
+                    .iter()
+                    .map(|p| PathBuf::from(p.replace("{db_id}", &db_id)))
+                    .collect();
+                let Some(path) = candidates.iter().find(|p| p.is_file()) else {
+                    return Err(SuiteError::Schema {
+                        db_id: db_id.clone(),
+                        message: format!(
+                            "no [distill] schema file: none of {} exists",
+                            candidates
+                                .iter()
+                                .map(|p| p.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    });
+                };
+                from_database(&db_id, path)?
+            }
+        };
+        let original = match &manifest.distill.original {
+            Some(pattern) => {
+                Some(PathBuf::from(pattern.replace("{db_id}", &db_id))).filter(|p| p.is_file())
+            }
+            None => locator
+                .as_ref()
+                .filter(|l| !l.is_suite())
+                .and_then(|l| l.resolve(&db_id).ok())
+                .and_then(|dbs| dbs.into_iter().next())
+                .and_then(|db| db.as_file().map(|p| p.to_path_buf())),
+        };
         let schema = match &original {
             Some(path) => schema.with_original(path)?,
             None => schema,

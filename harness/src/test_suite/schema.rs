@@ -3,7 +3,7 @@
 //! when there is one, and the values its columns hold.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::constraints::{ColumnRules, Constraints, Source};
 use super::neighbors::ColumnFacts;
@@ -175,6 +175,127 @@ fn from_raw(r: TablesEntry) -> Result<SuiteSchema, SuiteError> {
     Ok(s)
 }
 
+/// A column's kind from its declared SQL type (SQLite's affinity rules, plus dates and
+/// booleans).
+fn kind_of_declared(ty: &str) -> ColumnKind {
+    let t = ty.to_ascii_lowercase();
+    if t.contains("int") {
+        ColumnKind::Int
+    } else if ["real", "floa", "doub", "dec", "numeric"]
+        .iter()
+        .any(|k| t.contains(k))
+    {
+        ColumnKind::Real
+    } else if t.contains("date") || t.contains("time") {
+        ColumnKind::Time
+    } else if t.contains("bool") {
+        ColumnKind::Bool
+    } else {
+        ColumnKind::Text
+    }
+}
+
+/// The schema a database defines (a `.sqlite` file, a `.sql` script or a schema `.csv`; its
+/// rows are not read here): its tables, declared column types, primary keys and the foreign
+/// keys whose parent column exists, as schema `db_id`.
+pub fn from_database(db_id: &str, path: &Path) -> Result<SuiteSchema, SuiteError> {
+    let err = |e: rusqlite::Error| SuiteError::Database {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let conn = open_original(path).map_err(err)?;
+    let names: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")
+        .and_then(|mut stmt| stmt.query_map([], |r| r.get(0))?.collect())
+        .map_err(err)?;
+    let names: Vec<String> = names.into_iter().filter(|n| !is_internal(n)).collect();
+    let mut tables = Vec::new();
+    // (table, column name, parent table name, parent column name or None for its key).
+    let mut declared: Vec<(usize, String, String, Option<String>)> = Vec::new();
+    for (ti, name) in names.iter().enumerate() {
+        let columns: Vec<(String, String)> = conn
+            .prepare(&format!("PRAGMA table_info({})", ident(name)))
+            .and_then(|mut stmt| {
+                stmt.query_map([], |r| Ok((r.get(1)?, r.get(2)?)))?
+                    .collect()
+            })
+            .map_err(err)?;
+        tables.push(Table {
+            name: name.clone(),
+            columns: columns
+                .into_iter()
+                .map(|(name, ty)| Column {
+                    name,
+                    kind: kind_of_declared(&ty),
+                    original: Vec::new(),
+                    not_null: false,
+                    rules: ColumnRules::default(),
+                })
+                .collect(),
+            primary_key: Vec::new(),
+            non_empty: false,
+        });
+        let fks: Vec<(String, String, Option<String>)> = conn
+            .prepare(&format!("PRAGMA foreign_key_list({})", ident(name)))
+            .and_then(|mut stmt| {
+                stmt.query_map([], |r| Ok((r.get(2)?, r.get(3)?, r.get(4)?)))?
+                    .collect()
+            })
+            .map_err(err)?;
+        for (parent, from, to) in fks {
+            declared.push((ti, from, parent, to));
+        }
+    }
+    let position = |tables: &[Table], t: &str, c: &str| -> Option<(usize, usize)> {
+        let ti = tables.iter().position(|x| x.name.eq_ignore_ascii_case(t))?;
+        let ci = tables[ti]
+            .columns
+            .iter()
+            .position(|x| x.name.eq_ignore_ascii_case(c))?;
+        Some((ti, ci))
+    };
+    let mut s = SuiteSchema {
+        db_id: db_id.to_owned(),
+        tables,
+        foreign_keys: Vec::new(),
+        ddl: Vec::new(),
+        order: Vec::new(),
+    }
+    .with_original(path)?;
+    for (ti, from, parent, to) in declared {
+        let Some((_, column)) = position(&s.tables, &s.tables[ti].name.clone(), &from) else {
+            continue;
+        };
+        let parent_column = match &to {
+            Some(to) => position(&s.tables, &parent, to),
+            None => {
+                let pt = s
+                    .tables
+                    .iter()
+                    .position(|x| x.name.eq_ignore_ascii_case(&parent));
+                pt.and_then(|pt| match s.tables[pt].primary_key[..] {
+                    [k] => Some((pt, k)),
+                    _ => None,
+                })
+            }
+        };
+        // A key naming a column its parent does not have is not enforceable: left out.
+        let Some((parent_table, parent_column)) = parent_column else {
+            continue;
+        };
+        s.foreign_keys.push(ForeignKey {
+            table: ti,
+            column,
+            parent_table,
+            parent_column,
+            source: Source::Declared,
+            enforced: true,
+        });
+    }
+    s.order = topological_order(&s);
+    Ok(s)
+}
+
 fn ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
@@ -200,20 +321,14 @@ fn create_statement(t: &Table) -> String {
 }
 
 /// Opens an original database for the generator's own catalog queries: a `.sqlite` file
-/// read-only, or a `.sql` script (the demo's format) loaded into memory.
+/// read-only, or a `.sql` script (the demo's format) or schema `.csv` loaded into memory.
 pub fn open_original(path: &Path) -> rusqlite::Result<rusqlite::Connection> {
-    if path.extension().is_some_and(|e| e == "sql") {
-        let script = std::fs::read_to_string(path).map_err(|e| {
-            rusqlite::Error::InvalidPath(PathBuf::from(format!("{}: {e}", path.display())))
-        })?;
-        let conn = rusqlite::Connection::open_in_memory()?;
-        conn.execute_batch(&script)?;
-        Ok(conn)
-    } else {
-        rusqlite::Connection::open_with_flags(
+    match crate::backend::sqlite::load_script(path) {
+        Some(loaded) => loaded,
+        None => rusqlite::Connection::open_with_flags(
             path,
             rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
+        ),
     }
 }
 
