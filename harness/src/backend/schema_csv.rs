@@ -112,16 +112,19 @@ fn read_tables(text: &str) -> Result<Vec<CsvTable>, SchemaCsvError> {
                 "a column line needs a table name and a field name".into()
             ));
         }
-        let column = if fields.len() == DESCRIBE_FIELDS
-            && matches!(get(3).to_ascii_uppercase().as_str(), "YES" | "NO")
+        // DESCRIBE's last four fields are null, key, default, extra; an unquoted type such as
+        // `float(3,2)` spans the fields before them.
+        let null_at = fields.len().saturating_sub(4);
+        let column = if fields.len() >= DESCRIBE_FIELDS
+            && matches!(get(null_at).to_ascii_uppercase().as_str(), "YES" | "NO")
         {
-            let key = get(4).to_ascii_uppercase();
+            let key = get(null_at + 1).to_ascii_uppercase();
             CsvColumn {
                 name: name.to_owned(),
-                sql_type: get(2).to_owned(),
+                sql_type: fields[2..null_at].join(","),
                 primary_key: key == "PRI",
                 foreign_key: key == "MUL",
-                not_null: get(3).eq_ignore_ascii_case("NO"),
+                not_null: get(null_at).eq_ignore_ascii_case("NO"),
             }
         } else {
             let ty = get(h.sql_type);
@@ -327,6 +330,7 @@ mod tests {
         let csv = "Table Name, Field Name, Type, Is Foreign Key, Is Primary Key\n\
                    COURSE, COURSE_ID, int(11), NO, PRI, 0, -\n\
                    COURSE, NAME, varchar(255), YES, -, NULL, -\n\
+                   COURSE, GPA, float(3,2), YES, -, NULL, -\n\
                    -, -, -, -, -, -, -\n\
                    OFFERING, OFFERING_ID, int(11), NO, PRI, 0, -\n\
                    OFFERING, COURSE_ID, int(11), YES, MUL, NULL, -\n";
@@ -337,6 +341,11 @@ mod tests {
             "{script}"
         );
         assert!(tables[0].1.contains("\"NAME\" varchar(255),"), "{script}");
+        assert!(tables[0].1.contains("\"GPA\" float(3,2),"), "{script}");
+        assert!(
+            tables[0].1.contains("PRIMARY KEY (\"COURSE_ID\")"),
+            "{script}"
+        );
         assert!(
             tables[1]
                 .1

@@ -528,6 +528,44 @@ mod tests {
     }
 
     #[test]
+    fn steps_are_counted_and_budgeted_deterministically() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let count = |n: u64| {
+            format!(
+                "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < {n}) \
+                 SELECT count(*) FROM n"
+            )
+        };
+        let small = Sqlite.execute(&db, &count(10_000), &limits()).unwrap();
+        let large = Sqlite.execute(&db, &count(100_000), &limits()).unwrap();
+        assert!(small.steps > 0, "{small:?}");
+        assert!(
+            large.steps > 5 * small.steps,
+            "{} vs {}",
+            large.steps,
+            small.steps
+        );
+        // The same query does the same work every time.
+        let again = Sqlite.execute(&db, &count(100_000), &limits()).unwrap();
+        assert_eq!(again.steps, large.steps);
+        let budget = Limits {
+            max_steps: Some(small.steps * 2),
+            ..limits()
+        };
+        assert_eq!(
+            Sqlite
+                .execute(&db, &count(10_000), &budget)
+                .map(|t| t.steps),
+            Ok(small.steps)
+        );
+        match Sqlite.execute(&db, &count(100_000), &budget) {
+            Err(QueryError::Budget { steps }) => assert!(steps > small.steps * 2),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn rows_and_bytes_are_bounded() {
         let dir = tempfile::tempdir().unwrap();
         let db = scratch_db(dir.path());

@@ -153,14 +153,14 @@ impl Exec {
         databases: &[Database],
         executor: &Executor,
         options: CompareOptions,
-    ) -> Result<Vec<String>, (usize, Verdict)> {
+    ) -> Outcome {
         let suite = databases.len() > 1;
         let mut skipped = Vec::new();
         for (position, db) in databases.iter().enumerate() {
             match self.check_one(gold_sql, pred_sql, executed, db, suite, executor, options) {
                 Ok(None) => {}
                 Ok(Some(gold_failure)) => skipped.push(gold_failure),
-                Err(v) => return Err((position, v)),
+                Err(v) => return Outcome::Differs(position, v),
             }
         }
         if !skipped.is_empty() && skipped.len() == databases.len() {
@@ -169,9 +169,9 @@ impl Exec {
                 databases.len(),
                 skipped[0]
             );
-            return Err((0, Verdict::gold_error(reason)));
+            return Outcome::Differs(0, Verdict::gold_error(reason));
         }
-        Ok(skipped)
+        Outcome::Agree(skipped)
     }
 
     /// [`Exec::first_difference`] on one database: `Ok(Some(why))` if the gold failed there
@@ -256,6 +256,15 @@ impl Exec {
     }
 }
 
+/// What running a prediction on an item's databases found.
+enum Outcome {
+    /// The same result on every database, but for those left out because the gold failed
+    /// there (`skip_gold_failures`), with why.
+    Agree(Vec<String>),
+    /// The position of the first database that tells them apart, and the verdict.
+    Differs(usize, Verdict),
+}
+
 /// A correct verdict, noting the databases left out because the gold failed there.
 fn correct_skipping(skipped: Vec<String>) -> Verdict {
     let mut verdict = Verdict::correct();
@@ -297,8 +306,8 @@ impl Metric for Exec {
         let (reached, as_written) = match self
             .first_difference(gold_sql, pred_sql, &executed, databases, executor, options)
         {
-            Ok(skipped) => return correct_skipping(skipped),
-            Err(difference) => difference,
+            Outcome::Agree(skipped) => return correct_skipping(skipped),
+            Outcome::Differs(at, verdict) => (at, verdict),
         };
         if !self.options.plug_value || as_written.status != Status::Incorrect {
             return as_written;
@@ -314,9 +323,9 @@ impl Metric for Exec {
             tried += 1;
             let note = format!("prediction with gold values: {candidate}\n");
             match self.first_difference(gold_sql, &candidate, &note, databases, executor, options) {
-                Ok(skipped) => return correct_skipping(skipped),
-                Err((_, v)) if v.status == Status::GoldError => return v,
-                Err((at, v)) => {
+                Outcome::Agree(skipped) => return correct_skipping(skipped),
+                Outcome::Differs(_, v) if v.status == Status::GoldError => return v,
+                Outcome::Differs(at, v) => {
                     if at > furthest.as_ref().map_or(reached, |f| f.0) {
                         furthest = Some((at, v));
                     }
@@ -384,6 +393,105 @@ mod tests {
             "select name from s where age > = 40",
         );
         assert_eq!(v.status, Status::Correct, "{v:?}");
+    }
+
+    /// The classical evaluator's judgement (`datasets/classical.toml`).
+    fn classical() -> ExecOptions {
+        ExecOptions {
+            keep_distinct: true,
+            replace_value_placeholder: false,
+            repair_operators: false,
+            skip_gold_failures: true,
+            gold_relative_budget: Some(RelativeBudget {
+                floor: 100_000,
+                multiplier: 3,
+            }),
+            ..ExecOptions::default()
+        }
+    }
+
+    #[test]
+    fn classical_runs_both_queries_verbatim() {
+        let v = judge(
+            classical(),
+            "SELECT name FROM s WHERE age >= 40",
+            "select name from s where age > = 40",
+        );
+        assert_eq!(v.code, "sql_error", "{v:?}");
+        let v = judge(
+            classical(),
+            "SELECT DISTINCT name FROM s",
+            "SELECT name FROM s",
+        );
+        assert_eq!(v.status, Status::Incorrect, "{v:?}");
+        let v = judge(
+            classical(),
+            "SELECT name FROM s WHERE name = 'value'",
+            "SELECT name FROM s WHERE name = 'value'",
+        );
+        assert_eq!(v.status, Status::Correct, "{v:?}");
+    }
+
+    #[test]
+    fn databases_where_the_gold_fails_are_left_out_and_said() {
+        let (dir, mut dbs) = fixture();
+        let other = dir.path().join("other.sql");
+        std::fs::write(&other, "CREATE TABLE t(x INT); INSERT INTO t VALUES (1);").unwrap();
+        dbs.push(Database::file(&other));
+        let item = Item::new(0, "db", "SELECT name FROM s WHERE age > 35", "test");
+        let ex = Executor::new(Box::new(Sqlite), None);
+        let v =
+            Exec::new(classical()).evaluate(&item, "SELECT name FROM s WHERE age >= 40", &dbs, &ex);
+        assert_eq!(v.status, Status::Correct, "{v:?}");
+        assert!(v
+            .details
+            .contains("the gold failed on 1 database(s), left out of the suite"));
+        assert!(
+            v.details.contains("other.sql: no such table: s"),
+            "{}",
+            v.details
+        );
+        let v =
+            Exec::new(classical()).evaluate(&item, "SELECT name FROM s WHERE age > 45", &dbs, &ex);
+        assert_eq!(v.status, Status::Incorrect, "{v:?}");
+        // Without the option, and where the gold fails everywhere: gold errors.
+        let v = Exec::new(ExecOptions::default()).evaluate(&item, &item.gold, &dbs, &ex);
+        assert_eq!(v.status, Status::GoldError, "{v:?}");
+        let nowhere = Item::new(0, "db", "SELECT nope FROM s", "test");
+        let v = Exec::new(classical()).evaluate(&nowhere, "SELECT 1", &dbs, &ex);
+        assert_eq!(v.status, Status::GoldError, "{v:?}");
+        assert!(
+            v.reason.starts_with("gold failed on every database (2)"),
+            "{}",
+            v.reason
+        );
+    }
+
+    #[test]
+    fn predictions_get_a_budget_relative_to_the_gold() {
+        let gold = "SELECT count(*) FROM s";
+        // Equivalent, but it does a million times the gold's work.
+        let slow = "SELECT count(*) FROM s WHERE (WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL \
+                    SELECT x + 1 FROM n WHERE x < 300000) SELECT count(*) FROM n) > 0";
+        let v = judge(classical(), gold, slow);
+        assert_eq!(v.code, "step_budget", "{v:?}");
+        assert!(
+            v.reason.contains("(100000 + 3 × the gold's"),
+            "{}",
+            v.reason
+        );
+        let generous = ExecOptions {
+            gold_relative_budget: Some(RelativeBudget {
+                floor: 1_000_000_000,
+                multiplier: 3,
+            }),
+            ..classical()
+        };
+        assert_eq!(judge(generous, gold, slow).status, Status::Correct);
+        assert_eq!(
+            judge(classical(), gold, "SELECT count(name) FROM s").status,
+            Status::Correct
+        );
     }
 
     #[test]
