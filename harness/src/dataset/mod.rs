@@ -434,6 +434,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_subset_keeps_its_items_and_their_indexes() {
+        let items: Vec<Item> = ["a", "b", "a", "c"]
+            .iter()
+            .enumerate()
+            .map(|(i, db)| Item::new(i, *db, format!("SELECT {i}"), "t"))
+            .collect();
+        let inputs = |subset: &[&str]| Inputs {
+            name: "d".into(),
+            gold: PathBuf::from("gold.json"),
+            gold_column: None,
+            subset: subset.iter().map(|s| s.to_string()).collect(),
+            predictions: Vec::new(),
+        };
+        let all = subset(items.clone(), &inputs(&[])).unwrap();
+        assert_eq!(all.len(), 4);
+        let a = subset(items.clone(), &inputs(&["a"])).unwrap();
+        assert_eq!(a.iter().map(|i| i.index).collect::<Vec<_>>(), vec![0, 2]);
+        let ac = subset(items.clone(), &inputs(&["c", "a"])).unwrap();
+        assert_eq!(
+            ac.iter().map(|i| i.index).collect::<Vec<_>>(),
+            vec![0, 2, 3]
+        );
+        let e = subset(items, &inputs(&["x"])).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "gold.json: subset \"x\": no item has that db_id (they are: a, b, c)"
+        );
+    }
+
+    #[test]
     fn single_and_suite_patterns() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();

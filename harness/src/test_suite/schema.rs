@@ -332,6 +332,29 @@ pub fn open_original(path: &Path) -> rusqlite::Result<rusqlite::Connection> {
     }
 }
 
+/// Whether the rows of `table` are unique and non-NULL on the `key` columns.
+fn respects_key(
+    conn: &rusqlite::Connection,
+    table: &str,
+    key: &[usize],
+    columns: &[Column],
+) -> bool {
+    let names: Vec<String> = key.iter().map(|&k| ident(&columns[k].name)).collect();
+    let q = format!(
+        "SELECT count(*) = (SELECT count(*) FROM (SELECT DISTINCT {list} FROM {t} WHERE {nn})) \
+         AND count(*) = (SELECT count(*) FROM {t} WHERE {nn}) FROM {t}",
+        list = names.join(", "),
+        t = ident(table),
+        nn = names
+            .iter()
+            .map(|n| format!("{n} IS NOT NULL"))
+            .collect::<Vec<_>>()
+            .join(" AND ")
+    );
+    conn.query_row(&q, [], |r| r.get::<_, bool>(0))
+        .unwrap_or(false)
+}
+
 /// SQLite's own tables (`sqlite_sequence`, …): never created or filled by the generator.
 pub fn is_internal(table: &str) -> bool {
     table.to_ascii_lowercase().starts_with("sqlite_")
@@ -426,7 +449,12 @@ impl SuiteSchema {
                     Some((c.2, pos))
                 })
                 .collect();
-            if !columns.is_empty() {
+            // A key the original does not declare stays if its data respects it (the classical
+            // datasets' populated GeoQuery declares none; its schema-only database does).
+            let keep_declared = key.is_empty()
+                && t.primary_key.len() > 1
+                && respects_key(&conn, &t.name, &t.primary_key, &t.columns);
+            if !columns.is_empty() && !keep_declared {
                 key.sort_unstable();
                 t.primary_key = key.into_iter().map(|(_, pos)| pos).collect();
             }
