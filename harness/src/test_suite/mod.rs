@@ -15,6 +15,7 @@ pub mod report;
 pub(crate) mod schema;
 pub(crate) mod ties;
 pub(crate) mod tokens;
+pub(crate) mod witness;
 
 use std::path::PathBuf;
 

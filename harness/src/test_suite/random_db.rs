@@ -2,9 +2,9 @@
 //! order, small, with duplicates and NULLs, mixing uniform random values with the values the
 //! original database holds and the golds' constants and their close variants.
 //!
-//! Length: about 940 lines of code and 190 of tests: the table-filling order, the value
-//! generator per column kind, and the reconciliation of keys, references and uniqueness, which
-//! share one generator state.
+//! Length: about 1,080 lines of code and 190 of tests: the table-filling order, the value
+//! generator per column kind, the reconciliation of keys, references and uniqueness, and the
+//! filling of [`super::witness`] rows, which share the column pools and key sets.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -16,6 +16,7 @@ use super::constraints::{Case, Chars, ColumnRules};
 use super::neighbors::random_word;
 use super::schema::{Column, ColumnKind, SuiteSchema};
 use super::tokens::{tokenize, TokenKind};
+use super::witness::{Instance, Witness};
 use super::SuiteError;
 
 /// Constants the golds of a schema use, with their close variants: per column name (lower
@@ -44,6 +45,9 @@ pub struct Constants {
     /// The largest `COUNT(…) op N` threshold (N ≤ [`MAX_THRESHOLD`]) of the golds: databases
     /// then sometimes have enough rows for groups that large.
     count_threshold: Option<usize>,
+    /// The focused gold's conjunction ([`super::witness`]): rows satisfying it (and a near
+    /// miss) go in.
+    witness: Option<Witness>,
 }
 
 /// Count thresholds above this are not aimed at (databases stay small).
@@ -217,6 +221,7 @@ impl Constants {
             .collect();
         c.count_threshold = own.count_threshold;
         c.focus_spellings = own.spellings;
+        c.witness = Witness::parse(gold, schema);
         c
     }
 
@@ -316,6 +321,34 @@ pub fn populate(
         0
     };
     let mut witnesses: HashMap<(usize, usize), Vec<Value>> = HashMap::new();
+    // The focused gold's conjunction satisfied (90 % of databases), and near misses with one
+    // of its atoms violated (1–3 of them, in 70 % of those); drawn from a generator of their
+    // own, so the other rows are those of a database without them.
+    let mut wrng = fastrand::Rng::with_seed(seed ^ WITNESS_SEED);
+    let mut copies = 1;
+    let mut instances: Vec<Instance> = match &constants.witness {
+        Some(w) if wrng.u32(..100) < 90 => {
+            // A group of `copies` rows (one fewer, a quarter of the time: just below a
+            // `HAVING count(…)` threshold).
+            copies = w.copies - usize::from(w.copies > 1 && wrng.u32(..4) == 0);
+            let mut v = vec![w.instance(None); copies];
+            if wrng.u32(..100) < 70 {
+                let mut atoms: Vec<usize> = (0..w.atoms.len()).collect();
+                wrng.shuffle(&mut atoms);
+                for a in atoms.into_iter().take(1 + wrng.usize(..3)) {
+                    v.push(w.instance(Some(a)));
+                }
+            }
+            v
+        }
+        _ => Vec::new(),
+    };
+    let mut failed = vec![false; instances.len()];
+    // Per instance, per alias: the row it got.
+    let mut alias_rows: Vec<Vec<Option<Vec<Value>>>> = instances
+        .iter()
+        .map(|i| vec![None; i.aliases.len()])
+        .collect();
     // Values actually stored per (table, column) that other tables reference.
     let mut stored: HashMap<(usize, usize), Vec<Value>> = HashMap::new();
     let tx = conn.unchecked_transaction().map_err(err)?;
@@ -375,6 +408,104 @@ pub fn populate(
         let rotation: Vec<u32> = table.columns.iter().map(|_| rng.u32(..100)).collect();
         let rotation_offset: Vec<usize> = table.columns.iter().map(|_| rng.usize(..8)).collect();
         let mut generated: Vec<(Vec<Value>, bool)> = Vec::with_capacity(rows);
+        for i in 0..instances.len() {
+            // A copy of the witness: the first one's group, another counted value.
+            if i > 0 && i < copies {
+                let (first, rest) = instances.split_at_mut(i);
+                let inst = &mut rest[0];
+                for &c in &inst.group.clone() {
+                    if inst.values[c].is_none() {
+                        inst.values[c] = first[0].values[c].clone();
+                    }
+                }
+                if let Some(c) = inst.counted {
+                    inst.avoid[c] = first.iter().filter_map(|f| f.values[c].clone()).collect();
+                }
+            }
+            let inst = &mut instances[i];
+            for alias in (0..inst.aliases.len()).filter(|&a| inst.aliases[a] == t) {
+                if failed[i] {
+                    break;
+                }
+                let parents: Vec<Option<&Vec<Value>>> = (0..table.columns.len())
+                    .map(|k| {
+                        schema
+                            .foreign_keys
+                            .iter()
+                            .find(|f| f.table == t && f.column == k && f.parent_table != t)
+                            .and_then(|f| stored.get(&(f.parent_table, f.parent_column)))
+                    })
+                    .collect();
+                let fill = WitnessFill {
+                    pools: &pools,
+                    parents: &parents,
+                    unique: &unique,
+                    used: &used,
+                };
+                let (row, assigned) = fill.row(inst, alias, &mut wrng);
+                let key = |row: &[Value]| -> Vec<String> {
+                    table
+                        .primary_key
+                        .iter()
+                        .map(|&k| key_text(&row[k]))
+                        .collect()
+                };
+                // A value an enforced reference's parent does not hold (a class decided
+                // elsewhere, a near miss with no other parent value): no witness here.
+                let dangles = (0..row.len()).any(|k| {
+                    let enforced = schema.foreign_keys.iter().any(|f| {
+                        f.table == t && f.column == k && f.parent_table != t && f.enforced
+                    });
+                    enforced
+                        && !matches!(row[k], Value::Null)
+                        && !parents[k].is_some_and(|p| p.iter().any(|v| same_value(v, &row[k])))
+                });
+                if dangles {
+                    failed[i] = true;
+                    break;
+                }
+                let clash = (0..row.len())
+                    .any(|k| unique[k] && used[k].contains(&key_text(&row[k])))
+                    || (composite && used_keys.contains(&key(&row)));
+                // A near miss whose row would repeat a unique value of the witness's row for
+                // the same alias shares that row instead.
+                let shared = if clash && i > 0 {
+                    alias_rows[0][alias].clone().filter(|w| {
+                        (0..row.len()).any(|k| unique[k] && key_text(&w[k]) == key_text(&row[k]))
+                    })
+                } else {
+                    None
+                };
+                match (clash, shared) {
+                    (false, _) => {
+                        for (c, v) in assigned {
+                            inst.values[c] = Some(v);
+                        }
+                        for (k, v) in row.iter().enumerate() {
+                            if unique[k] {
+                                used[k].insert(key_text(v));
+                            }
+                        }
+                        if composite {
+                            used_keys.insert(key(&row));
+                        }
+                        alias_rows[i][alias] = Some(row.clone());
+                        generated.push((row, false));
+                    }
+                    (true, Some(w)) => {
+                        for (&k, &c) in &inst.cells[alias] {
+                            match &inst.values[c] {
+                                None => inst.values[c] = Some(w[k].clone()),
+                                Some(v) if key_text(v) != key_text(&w[k]) => failed[i] = true,
+                                Some(_) => {}
+                            }
+                        }
+                        alias_rows[i][alias] = Some(w);
+                    }
+                    (true, None) => failed[i] = true,
+                }
+            }
+        }
         'rows: for r in 0..rows {
             let witness_row = r < witness_rows;
             let mut row: Vec<Value> = Vec::with_capacity(table.columns.len());
@@ -529,6 +660,82 @@ pub fn populate(
     }
     tx.commit().map_err(err)?;
     Ok(())
+}
+
+/// Equal as stored: the same value, or the same number written as text and as a number.
+fn same_value(a: &Value, b: &Value) -> bool {
+    super::witness::compare(a, b) == Some(std::cmp::Ordering::Equal)
+        || super::witness::text_of(a) == super::witness::text_of(b)
+}
+
+/// Mixed into a database's seed for its witness rows' own generator.
+const WITNESS_SEED: u64 = 0x5717_E55E_D0C5_0001;
+
+/// What a witness row's free columns are drawn from, for one table.
+struct WitnessFill<'p, 'a> {
+    pools: &'p [ColumnPool<'a>],
+    /// Per column: the values the parent of its enforced or gold-made reference holds.
+    parents: &'p [Option<&'p Vec<Value>>],
+    unique: &'p [bool],
+    used: &'p [BTreeSet<String>],
+}
+
+impl WitnessFill<'_, '_> {
+    /// The row of `alias` in `inst`, and the values it decides for classes still open.
+    fn row(
+        &self,
+        inst: &Instance,
+        alias: usize,
+        rng: &mut fastrand::Rng,
+    ) -> (Vec<Value>, Vec<(usize, Value)>) {
+        let mut assigned: Vec<(usize, Value)> = Vec::new();
+        let row = (0..self.pools.len())
+            .map(|k| {
+                let pool = &self.pools[k];
+                let parents = self.parents[k].filter(|p| !p.is_empty());
+                let free = |v: &Value| !self.unique[k] || !self.used[k].contains(&key_text(v));
+                let Some(&c) = inst.cells[alias].get(&k) else {
+                    // A free column: a parent's value, else a natural one (fresh when unique).
+                    for _ in 0..20 {
+                        let v = match parents {
+                            Some(p) => p[rng.usize(..p.len())].clone(),
+                            None if self.unique[k] => pool.fresh(rng),
+                            None => pool.draw(rng),
+                        };
+                        if free(&v) {
+                            return v;
+                        }
+                    }
+                    return pool.fresh(rng);
+                };
+                if let Some(v) = inst.values[c]
+                    .as_ref()
+                    .or_else(|| assigned.iter().find(|(a, _)| *a == c).map(|(_, v)| v))
+                {
+                    return v.clone();
+                }
+                let v = match inst.fixed(c) {
+                    Some(v) => pool.admit(v.clone(), true).unwrap_or_else(|| v.clone()),
+                    None => (0..30)
+                        .map(|n| match parents {
+                            Some(p) if n < 15 => p[rng.usize(..p.len())].clone(),
+                            _ if n % 2 == 0 => pool.draw(rng),
+                            _ => pool.fresh(rng),
+                        })
+                        .find(|v| inst.fits(c, v) && free(v))
+                        .unwrap_or_else(|| {
+                            let v = inst.construct(c, &pool.draw(rng), rng);
+                            pool.admit(v.clone(), true)
+                                .filter(|a| inst.fits(c, a))
+                                .unwrap_or(v)
+                        }),
+                };
+                assigned.push((c, v.clone()));
+                v
+            })
+            .collect();
+        (row, assigned)
+    }
 }
 
 /// Writes the random database `seed` for `schema` to `path` (replacing any file there).

@@ -1,0 +1,935 @@
+//! Witness rows for a gold (`spec/test_suite.md`, "Random databases"): rows that satisfy the
+//! simple atoms of the gold's top-level conjunctive WHERE (and its `JOIN … ON` conditions)
+//! together, one row per FROM alias. Equalities between columns (`a.x = b.y`) unify cells
+//! into classes; a comparison with a constant (`=`, `!=`, `<`, `<=`, `>`, `>=`, `BETWEEN`,
+//! `LIKE`, `IN (…)`) constrains its class's value. Anything else (`OR`, `NOT`, subqueries,
+//! functions) is left to chance. A *near miss* is the same rows with one atom violated, so
+//! that a neighbor dropping or changing that atom answers differently.
+//!
+//! This module parses and solves; [`super::random_db`] fills the remaining columns (keys,
+//! references, the column's rules) and inserts the rows.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use rusqlite::types::Value;
+use sqlparser::ast::{
+    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
+    JoinConstraint, JoinOperator, OrderBy, OrderByKind, Query, Select, SetExpr, Statement,
+    TableFactor, UnaryOperator, Value as SqlValue,
+};
+use sqlparser::dialect::SQLiteDialect;
+use sqlparser::parser::Parser;
+
+use super::schema::SuiteSchema;
+
+/// A column of one FROM alias: (alias, column position in the alias's table).
+pub type Cell = (usize, usize);
+
+/// A comparison of a cell with a constant.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cmp {
+    Eq(Value),
+    Ne(Value),
+    Lt(Value),
+    Le(Value),
+    Gt(Value),
+    Ge(Value),
+    /// A LIKE pattern (`%`, `_`; case-insensitive for ASCII, as SQLite's).
+    Like(String),
+    NotLike(String),
+}
+
+impl Cmp {
+    /// The comparison that holds exactly where this one does not (NULL aside).
+    fn negated(&self) -> Cmp {
+        match self.clone() {
+            Cmp::Eq(v) => Cmp::Ne(v),
+            Cmp::Ne(v) => Cmp::Eq(v),
+            Cmp::Lt(v) => Cmp::Ge(v),
+            Cmp::Le(v) => Cmp::Gt(v),
+            Cmp::Gt(v) => Cmp::Le(v),
+            Cmp::Ge(v) => Cmp::Lt(v),
+            Cmp::Like(p) => Cmp::NotLike(p),
+            Cmp::NotLike(p) => Cmp::Like(p),
+        }
+    }
+
+    /// Does `v` satisfy it (SQLite's ordering: numbers before text, text bytewise)?
+    pub fn holds(&self, v: &Value) -> bool {
+        let ord = |c: &Value| compare(v, c);
+        match self {
+            Cmp::Eq(c) => ord(c) == Some(Ordering::Equal),
+            Cmp::Ne(c) => ord(c).is_some_and(|o| o != Ordering::Equal),
+            Cmp::Lt(c) => ord(c) == Some(Ordering::Less),
+            Cmp::Le(c) => ord(c).is_some_and(|o| o != Ordering::Greater),
+            Cmp::Gt(c) => ord(c) == Some(Ordering::Greater),
+            Cmp::Ge(c) => ord(c).is_some_and(|o| o != Ordering::Less),
+            Cmp::Like(p) => like(p, &text_of(v)),
+            Cmp::NotLike(p) => !matches!(v, Value::Null) && !like(p, &text_of(v)),
+        }
+    }
+}
+
+/// One atom of the conjunction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Atom {
+    /// `a.x = b.y`
+    Join(Cell, Cell),
+    /// `a.x op constant`
+    Compare(Cell, Cmp),
+}
+
+/// What a gold's conjunction asks of a database: its FROM aliases (as table positions) and
+/// the simple atoms of its top-level conjunction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Witness {
+    pub aliases: Vec<usize>,
+    pub atoms: Vec<Atom>,
+    /// How many copies of the rows one group needs (`HAVING count(…) > N`: N + 1) …
+    pub copies: usize,
+    /// … which agree on the grouping cells …
+    pub group: Vec<Cell>,
+    /// … and differ in the counted one (`count(DISTINCT x)`).
+    pub counted: Option<Cell>,
+}
+
+/// One database's rows for a [`Witness`]: per alias, per column, the class its value is
+/// taken from (columns with none are free), and what each class must satisfy. Values are
+/// decided as the generator reaches each table ([`Instance::value`]).
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub aliases: Vec<usize>,
+    /// Per alias: the class of each constrained column.
+    pub cells: Vec<HashMap<usize, usize>>,
+    /// Per class: the comparisons its value must satisfy …
+    pub checks: Vec<Vec<Cmp>>,
+    /// … the classes it must differ from (a violated join) …
+    pub apart: Vec<Vec<usize>>,
+    /// … the values it must not take (the counted cell of other copies) …
+    pub avoid: Vec<Vec<Value>>,
+    /// … and its value once decided.
+    pub values: Vec<Option<Value>>,
+    /// The classes of the grouping cells and of the counted cell ([`Witness::copies`]).
+    pub group: Vec<usize>,
+    pub counted: Option<usize>,
+}
+
+impl Witness {
+    /// The witness of `gold` over `schema`, if the gold parses and has an alias of a known
+    /// table with at least one atom. Derived tables (`FROM (SELECT …)`) add their own aliases
+    /// and atoms.
+    pub fn parse(gold: &str, schema: &SuiteSchema) -> Option<Witness> {
+        let statements = Parser::parse_sql(&SQLiteDialect {}, gold).ok()?;
+        let Some(Statement::Query(query)) = statements.first() else {
+            return None;
+        };
+        let mut w = Witness {
+            aliases: Vec::new(),
+            atoms: Vec::new(),
+            copies: 1,
+            group: Vec::new(),
+            counted: None,
+        };
+        w.collect(first_select(query)?, query.order_by.as_ref(), schema, 0);
+        (!w.atoms.is_empty()).then_some(w)
+    }
+
+    /// Adds the aliases and atoms of one SELECT (and of its derived tables).
+    fn collect(
+        &mut self,
+        select: &Select,
+        order_by: Option<&OrderBy>,
+        schema: &SuiteSchema,
+        depth: usize,
+    ) {
+        // Alias name (lower case) → alias position, for this SELECT.
+        let mut names: Vec<(String, usize)> = Vec::new();
+        let mut conditions: Vec<&Expr> = Vec::new();
+        let mut factors: Vec<&TableFactor> = Vec::new();
+        for twj in &select.from {
+            factors.push(&twj.relation);
+            for j in &twj.joins {
+                if let Some(JoinConstraint::On(e)) = inner_constraint(&j.join_operator) {
+                    conditions.push(e);
+                }
+                factors.push(&j.relation);
+            }
+        }
+        for f in factors {
+            match f {
+                TableFactor::Table { name, alias, .. } => {
+                    let Some(table_name) = name.0.last().and_then(|p| p.as_ident()) else {
+                        continue;
+                    };
+                    let table_name = table_name.value.to_lowercase();
+                    let Some(t) = schema
+                        .tables
+                        .iter()
+                        .position(|t| t.name.to_lowercase() == table_name)
+                    else {
+                        continue;
+                    };
+                    let alias_name = alias
+                        .as_ref()
+                        .map_or(table_name, |a| a.name.value.to_lowercase());
+                    names.push((alias_name, self.aliases.len()));
+                    self.aliases.push(t);
+                }
+                TableFactor::Derived { subquery, .. } if depth < 4 => {
+                    if let Some(inner) = first_select(subquery) {
+                        self.collect(inner, subquery.order_by.as_ref(), schema, depth + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        conditions.extend(&select.selection);
+        let mut conjuncts = Vec::new();
+        for c in conditions {
+            split_and(c, &mut conjuncts);
+        }
+        let resolver = Resolver {
+            schema,
+            aliases: &self.aliases,
+            names: &names,
+        };
+        let atoms: Vec<Atom> = conjuncts.iter().flat_map(|c| resolver.atoms(c)).collect();
+        // `HAVING count(…) > N`: N + 1 copies of the witness in one group.
+        let mut having = Vec::new();
+        if let Some(h) = &select.having {
+            split_and(h, &mut having);
+        }
+        // `ORDER BY count(…)`: a group of 3 leads the others, which seldom have as many.
+        let ranked = order_by.and_then(|o| match &o.kind {
+            OrderByKind::Expressions(keys) => keys.iter().find_map(|k| resolver.counted(&k.expr)),
+            _ => None,
+        });
+        if self.copies == 1 {
+            if let Some((copies, counted)) = having
+                .iter()
+                .find_map(|h| resolver.count_at_least(h))
+                .or(ranked.map(|counted| (3, counted)))
+            {
+                self.copies = copies;
+                self.counted = counted;
+                if let GroupByExpr::Expressions(keys, _) = &select.group_by {
+                    self.group = keys.iter().filter_map(|k| resolver.cell(k)).collect();
+                }
+            }
+        }
+        self.atoms.extend(atoms);
+    }
+
+    /// The classes and checks of this witness, with atom `violated` (if any) made false: a
+    /// comparison negated, a join's two sides kept apart.
+    pub fn instance(&self, violated: Option<usize>) -> Instance {
+        let mut cells: Vec<Cell> = Vec::new();
+        let index = |c: Cell, cells: &mut Vec<Cell>| match cells.iter().position(|&x| x == c) {
+            Some(i) => i,
+            None => {
+                cells.push(c);
+                cells.len() - 1
+            }
+        };
+        // Union-find over cells.
+        let mut parent: Vec<usize> = Vec::new();
+        fn find(parent: &mut [usize], i: usize) -> usize {
+            let mut r = i;
+            while parent[r] != r {
+                r = parent[r];
+            }
+            parent[i] = r;
+            r
+        }
+        let ensure = |parent: &mut Vec<usize>, n: usize| {
+            while parent.len() < n {
+                parent.push(parent.len());
+            }
+        };
+        for (i, atom) in self.atoms.iter().enumerate() {
+            match atom {
+                Atom::Join(a, b) => {
+                    let (a, b) = (index(*a, &mut cells), index(*b, &mut cells));
+                    ensure(&mut parent, cells.len());
+                    if Some(i) != violated {
+                        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+                        parent[ra] = rb;
+                    }
+                }
+                Atom::Compare(a, _) => {
+                    index(*a, &mut cells);
+                    ensure(&mut parent, cells.len());
+                }
+            }
+        }
+        for &c in self.group.iter().chain(&self.counted) {
+            index(c, &mut cells);
+            ensure(&mut parent, cells.len());
+        }
+        // Classes numbered by their root.
+        let mut class_of_root: HashMap<usize, usize> = HashMap::new();
+        let mut class = |parent: &mut Vec<usize>, i: usize| {
+            let r = find(parent, i);
+            let n = class_of_root.len();
+            *class_of_root.entry(r).or_insert(n)
+        };
+        let mut instance = Instance {
+            aliases: self.aliases.clone(),
+            cells: vec![HashMap::new(); self.aliases.len()],
+            checks: Vec::new(),
+            apart: Vec::new(),
+            avoid: Vec::new(),
+            values: Vec::new(),
+            group: Vec::new(),
+            counted: None,
+        };
+        for (i, &(alias, column)) in cells.iter().enumerate() {
+            let c = class(&mut parent, i);
+            instance.cells[alias].insert(column, c);
+        }
+        let n = class_of_root.len();
+        instance.checks = vec![Vec::new(); n];
+        instance.apart = vec![Vec::new(); n];
+        instance.values = vec![None; n];
+        instance.avoid = vec![Vec::new(); n];
+        instance.group = self
+            .group
+            .iter()
+            .map(|&(a, k)| instance.cells[a][&k])
+            .collect();
+        instance.counted = self.counted.map(|(a, k)| instance.cells[a][&k]);
+        for (i, atom) in self.atoms.iter().enumerate() {
+            match atom {
+                Atom::Compare((alias, column), cmp) => {
+                    let c = instance.cells[*alias][column];
+                    instance.checks[c].push(if Some(i) == violated {
+                        cmp.negated()
+                    } else {
+                        cmp.clone()
+                    });
+                }
+                Atom::Join((a, x), (b, y)) if Some(i) == violated => {
+                    let (ca, cb) = (instance.cells[*a][x], instance.cells[*b][y]);
+                    if ca != cb {
+                        instance.apart[ca].push(cb);
+                        instance.apart[cb].push(ca);
+                    }
+                }
+                Atom::Join(..) => {}
+            }
+        }
+        instance
+    }
+}
+
+impl Instance {
+    /// Does `v` fit class `c`: every check holds and it differs from the classes it must?
+    pub fn fits(&self, c: usize, v: &Value) -> bool {
+        self.checks[c].iter().all(|k| k.holds(v))
+            && !self.avoid[c]
+                .iter()
+                .any(|a| compare(v, a) == Some(Ordering::Equal))
+            && self.apart[c].iter().all(|&o| {
+                self.values[o]
+                    .as_ref()
+                    .is_none_or(|w| compare(v, w) != Some(Ordering::Equal))
+            })
+    }
+
+    /// The constant class `c` must equal, if any.
+    pub fn fixed(&self, c: usize) -> Option<&Value> {
+        self.checks[c].iter().find_map(|k| match k {
+            Cmp::Eq(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// A value built from the checks of class `c` when no natural one fits: just past each
+    /// bound, a LIKE pattern with its wildcards filled, `like` a number (or text) `template`.
+    pub fn construct(&self, c: usize, template: &Value, rng: &mut fastrand::Rng) -> Value {
+        if let Some(v) = self.fixed(c) {
+            return v.clone();
+        }
+        let mut v = template.clone();
+        for _ in 0..4 {
+            for k in &self.checks[c] {
+                if k.holds(&v) {
+                    continue;
+                }
+                v = match k {
+                    Cmp::Eq(x) => x.clone(),
+                    Cmp::Ne(x) => step(x, 1 + rng.i64(0..3)),
+                    Cmp::Gt(x) => step(x, 1 + rng.i64(0..3)),
+                    Cmp::Ge(x) => step(x, rng.i64(0..3)),
+                    Cmp::Lt(x) => step(x, -1 - rng.i64(0..3)),
+                    Cmp::Le(x) => step(x, -rng.i64(0..3)),
+                    Cmp::Like(p) => Value::Text(
+                        p.chars()
+                            .filter(|&ch| ch != '%')
+                            .map(|ch| if ch == '_' { 'a' } else { ch })
+                            .collect(),
+                    ),
+                    Cmp::NotLike(p) => Value::Text(format!("{}q", p.replace(['%', '_'], ""))),
+                };
+            }
+            if self.fits(c, &v) {
+                break;
+            }
+        }
+        v
+    }
+}
+
+/// `x` moved by `by` steps: integers by 1, reals by 0.5, text by appending or dropping a
+/// character (just after or before it in SQLite's text order).
+fn step(x: &Value, by: i64) -> Value {
+    match x {
+        Value::Integer(n) => Value::Integer(n.saturating_add(by)),
+        Value::Real(r) => Value::Real(r + by as f64 * 0.5),
+        Value::Text(s) if by > 0 => Value::Text(format!("{s}{}", "a".repeat(by as usize))),
+        Value::Text(s) if by < 0 => {
+            let mut s = s.clone();
+            if s.pop().is_none() {
+                return Value::Integer(0);
+            }
+            Value::Text(s)
+        }
+        other => other.clone(),
+    }
+}
+
+/// Copies above this are not aimed at (databases stay small).
+const MAX_COPIES: usize = 25;
+
+/// The first SELECT of a query (of a set operation, its left-most one).
+fn first_select(query: &Query) -> Option<&Select> {
+    let mut body = query.body.as_ref();
+    loop {
+        match body {
+            SetExpr::Select(s) => return Some(s),
+            SetExpr::SetOperation { left, .. } => body = left,
+            SetExpr::Query(q) => body = q.body.as_ref(),
+            _ => return None,
+        }
+    }
+}
+
+fn inner_constraint(op: &JoinOperator) -> Option<&JoinConstraint> {
+    match op {
+        JoinOperator::Join(c) | JoinOperator::Inner(c) | JoinOperator::CrossJoin(c) => Some(c),
+        // An outer join's ON does not filter the preserved side; satisfying it does no harm.
+        JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => Some(c),
+        _ => None,
+    }
+}
+
+fn split_and<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            split_and(left, out);
+            split_and(right, out);
+        }
+        Expr::Nested(inner) => split_and(inner, out),
+        other => out.push(other),
+    }
+}
+
+struct Resolver<'a> {
+    schema: &'a SuiteSchema,
+    aliases: &'a [usize],
+    names: &'a [(String, usize)],
+}
+
+/// An operand: a cell, or a constant.
+enum Operand {
+    Cell(Cell),
+    Constant(Value),
+}
+
+impl Resolver<'_> {
+    fn column(&self, alias: usize, name: &str) -> Option<Cell> {
+        let table = &self.schema.tables[self.aliases[alias]];
+        let k = table
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))?;
+        Some((alias, k))
+    }
+
+    fn operand(&self, e: &Expr) -> Option<Operand> {
+        match e {
+            Expr::Nested(inner) => self.operand(inner),
+            Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
+                let alias = parts[parts.len() - 2].value.to_lowercase();
+                let &(_, a) = self.names.iter().find(|(n, _)| *n == alias)?;
+                self.column(a, &parts[parts.len() - 1].value)
+                    .map(Operand::Cell)
+            }
+            Expr::Identifier(id) => {
+                let cell = (0..self.aliases.len()).find_map(|a| self.column(a, &id.value));
+                match (cell, id.quote_style) {
+                    (Some(c), _) => Some(Operand::Cell(c)),
+                    // SQLite reads a double-quoted name that is no column as a string.
+                    (None, Some('"')) => Some(Operand::Constant(Value::Text(id.value.clone()))),
+                    _ => None,
+                }
+            }
+            Expr::Value(v) => constant(&v.value).map(Operand::Constant),
+            Expr::UnaryOp {
+                op: UnaryOperator::Minus,
+                expr,
+            } => match self.operand(expr)? {
+                Operand::Constant(Value::Integer(n)) => Some(Operand::Constant(Value::Integer(-n))),
+                Operand::Constant(Value::Real(x)) => Some(Operand::Constant(Value::Real(-x))),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn cell(&self, e: &Expr) -> Option<Cell> {
+        match self.operand(e)? {
+            Operand::Cell(c) => Some(c),
+            Operand::Constant(_) => None,
+        }
+    }
+
+    fn constant(&self, e: &Expr) -> Option<Value> {
+        match self.operand(e)? {
+            Operand::Constant(v) => Some(v),
+            Operand::Cell(_) => None,
+        }
+    }
+
+    /// `count(…) > N` (or `>= N`, `N < count(…)`) with a small N: how many rows a group
+    /// needs, and the counted cell when there is one.
+    fn count_at_least(&self, e: &Expr) -> Option<(usize, Option<Cell>)> {
+        let Expr::BinaryOp { left, op, right } = e else {
+            return None;
+        };
+        let (f, n, op) = match (left.as_ref(), right.as_ref()) {
+            (Expr::Function(f), other) => (f, other, op.clone()),
+            (other, Expr::Function(f)) => (
+                f,
+                other,
+                match op {
+                    BinaryOperator::Lt => BinaryOperator::Gt,
+                    BinaryOperator::LtEq => BinaryOperator::GtEq,
+                    other => other.clone(),
+                },
+            ),
+            _ => return None,
+        };
+        let counted = self.counted(&Expr::Function(f.clone()))?;
+        let Some(Value::Integer(n)) = self.constant(n) else {
+            return None;
+        };
+        let copies = match op {
+            BinaryOperator::Gt => n + 1,
+            BinaryOperator::GtEq | BinaryOperator::Eq => n,
+            _ => return None,
+        };
+        if !(2..=MAX_COPIES as i64).contains(&copies) {
+            return None;
+        }
+        Some((copies as usize, counted))
+    }
+
+    /// `count(…)`: `Some` with the counted cell, if it names one.
+    fn counted(&self, e: &Expr) -> Option<Option<Cell>> {
+        let Expr::Function(f) = e else {
+            return None;
+        };
+        if !f.name.to_string().eq_ignore_ascii_case("count") {
+            return None;
+        }
+        Some(match &f.args {
+            FunctionArguments::List(list) => list.args.first().and_then(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => self.cell(e),
+                _ => None,
+            }),
+            _ => None,
+        })
+    }
+
+    /// The atoms one conjunct gives (none when it is not simple).
+    fn atoms(&self, e: &Expr) -> Vec<Atom> {
+        let compare = |c: Cell, k: Cmp| vec![Atom::Compare(c, k)];
+        match e {
+            Expr::BinaryOp { left, op, right } => {
+                let (l, r) = match (self.operand(left), self.operand(right)) {
+                    (Some(l), Some(r)) => (l, r),
+                    _ => return Vec::new(),
+                };
+                match (l, r) {
+                    (Operand::Cell(a), Operand::Cell(b)) if *op == BinaryOperator::Eq => {
+                        vec![Atom::Join(a, b)]
+                    }
+                    (Operand::Cell(a), Operand::Constant(v)) => {
+                        cmp(op, v, false).map_or(Vec::new(), |k| compare(a, k))
+                    }
+                    (Operand::Constant(v), Operand::Cell(a)) => {
+                        cmp(op, v, true).map_or(Vec::new(), |k| compare(a, k))
+                    }
+                    _ => Vec::new(),
+                }
+            }
+            Expr::Between {
+                expr,
+                negated: false,
+                low,
+                high,
+            } => match (self.cell(expr), self.constant(low), self.constant(high)) {
+                (Some(c), Some(lo), Some(hi)) => {
+                    vec![Atom::Compare(c, Cmp::Ge(lo)), Atom::Compare(c, Cmp::Le(hi))]
+                }
+                _ => Vec::new(),
+            },
+            Expr::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char: None,
+                any: false,
+            } => match (self.cell(expr), self.constant(pattern)) {
+                (Some(c), Some(Value::Text(p))) if *negated => compare(c, Cmp::NotLike(p)),
+                (Some(c), Some(Value::Text(p))) => compare(c, Cmp::Like(p)),
+                _ => Vec::new(),
+            },
+            Expr::InList {
+                expr,
+                list,
+                negated: false,
+            } => match (self.cell(expr), list.first().and_then(|v| self.constant(v))) {
+                (Some(c), Some(v)) => compare(c, Cmp::Eq(v)),
+                _ => Vec::new(),
+            },
+            Expr::Nested(inner) => self.atoms(inner),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The comparison `cell op v` (or `v op cell` when `flipped`).
+fn cmp(op: &BinaryOperator, v: Value, flipped: bool) -> Option<Cmp> {
+    Some(match (op, flipped) {
+        (BinaryOperator::Eq, _) => Cmp::Eq(v),
+        (BinaryOperator::NotEq, _) => Cmp::Ne(v),
+        (BinaryOperator::Lt, false) | (BinaryOperator::Gt, true) => Cmp::Lt(v),
+        (BinaryOperator::LtEq, false) | (BinaryOperator::GtEq, true) => Cmp::Le(v),
+        (BinaryOperator::Gt, false) | (BinaryOperator::Lt, true) => Cmp::Gt(v),
+        (BinaryOperator::GtEq, false) | (BinaryOperator::LtEq, true) => Cmp::Ge(v),
+        _ => return None,
+    })
+}
+
+fn constant(v: &SqlValue) -> Option<Value> {
+    match v {
+        SqlValue::Number(n, _) => {
+            let n = n.to_string();
+            n.parse::<i64>()
+                .map(Value::Integer)
+                .or_else(|_| n.parse::<f64>().map(Value::Real))
+                .ok()
+        }
+        SqlValue::SingleQuotedString(s) | SqlValue::DoubleQuotedString(s) => {
+            Some(Value::Text(s.clone()))
+        }
+        _ => None,
+    }
+}
+
+pub fn text_of(v: &Value) -> String {
+    match v {
+        Value::Integer(n) => n.to_string(),
+        Value::Real(x) => x.to_string(),
+        Value::Text(s) => s.clone(),
+        Value::Blob(_) | Value::Null => String::new(),
+    }
+}
+
+/// SQLite's order of two values (NULL compares with nothing; numbers before text).
+pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+    let num = |v: &Value| match v {
+        Value::Integer(n) => Some(*n as f64),
+        Value::Real(x) => Some(*x),
+        _ => None,
+    };
+    match (a, b) {
+        (Value::Null, _) | (_, Value::Null) => None,
+        (Value::Text(x), Value::Text(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
+        _ => match (num(a), num(b)) {
+            (Some(x), Some(y)) => x.partial_cmp(&y),
+            (Some(_), None) => Some(Ordering::Less),
+            (None, Some(_)) => Some(Ordering::Greater),
+            (None, None) => None,
+        },
+    }
+}
+
+/// SQLite's LIKE: `%` any run, `_` one character, ASCII letters without regard to case.
+pub fn like(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let t: Vec<char> = text.chars().map(|c| c.to_ascii_lowercase()).collect();
+    // Classic two-pointer wildcard match.
+    let (mut i, mut j) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while j < t.len() {
+        if i < p.len() && (p[i] == '_' || p[i] == t[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '%' {
+            star = Some(i);
+            i += 1;
+            mark = j;
+        } else if let Some(s) = star {
+            i = s + 1;
+            mark += 1;
+            j = mark;
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '%')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_suite::schema::{Column, ColumnKind, Table};
+
+    pub(crate) fn academic() -> SuiteSchema {
+        let col = |name: &str, kind| Column {
+            name: name.into(),
+            kind,
+            original: Vec::new(),
+            not_null: false,
+            rules: Default::default(),
+        };
+        let table = |name: &str, columns: Vec<Column>, primary_key: Vec<usize>| Table {
+            name: name.into(),
+            columns,
+            primary_key,
+            non_empty: false,
+        };
+        SuiteSchema {
+            db_id: "academic".into(),
+            tables: vec![
+                table(
+                    "AUTHOR",
+                    vec![col("AID", ColumnKind::Int), col("NAME", ColumnKind::Text)],
+                    vec![0],
+                ),
+                table(
+                    "JOURNAL",
+                    vec![col("JID", ColumnKind::Int), col("NAME", ColumnKind::Text)],
+                    vec![0],
+                ),
+                table(
+                    "PUBLICATION",
+                    vec![
+                        col("PID", ColumnKind::Int),
+                        col("TITLE", ColumnKind::Text),
+                        col("JID", ColumnKind::Int),
+                        col("YEAR", ColumnKind::Int),
+                    ],
+                    vec![0],
+                ),
+                table(
+                    "WRITES",
+                    vec![col("AID", ColumnKind::Int), col("PID", ColumnKind::Int)],
+                    vec![0, 1],
+                ),
+            ],
+            foreign_keys: Vec::new(),
+            ddl: vec![
+                "CREATE TABLE AUTHOR (AID INTEGER PRIMARY KEY, NAME TEXT)".into(),
+                "CREATE TABLE JOURNAL (JID INTEGER PRIMARY KEY, NAME TEXT)".into(),
+                "CREATE TABLE PUBLICATION (PID INTEGER PRIMARY KEY, TITLE TEXT, JID INTEGER, YEAR INTEGER)".into(),
+                "CREATE TABLE WRITES (AID INTEGER, PID INTEGER, PRIMARY KEY (AID, PID))".into(),
+            ],
+            order: vec![0, 1, 2, 3],
+        }
+    }
+
+    pub(crate) const JAGADISH: &str = r#"SELECT PUBLICATIONalias0.TITLE FROM AUTHOR AS AUTHORalias0 , AUTHOR AS AUTHORalias1 , JOURNAL AS JOURNALalias0 , PUBLICATION AS PUBLICATIONalias0 , WRITES AS WRITESalias0 , WRITES AS WRITESalias1 WHERE AUTHORalias0.NAME = "H. V. Jagadish" AND AUTHORalias1.NAME = "Yunyao Li" AND JOURNALalias0.NAME = "PVLDB" AND PUBLICATIONalias0.JID = JOURNALalias0.JID AND PUBLICATIONalias0.YEAR > 2005 AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = PUBLICATIONalias0.PID AND WRITESalias1.AID = AUTHORalias1.AID AND WRITESalias1.PID = PUBLICATIONalias0.PID ;"#;
+
+    #[test]
+    fn a_conjunction_of_joins_and_constants() {
+        let w = Witness::parse(JAGADISH, &academic()).unwrap();
+        assert_eq!(w.aliases, vec![0, 0, 1, 2, 3, 3]);
+        assert_eq!(w.copies, 1);
+        assert_eq!(w.atoms.len(), 9);
+        assert_eq!(
+            w.atoms[0],
+            Atom::Compare((0, 1), Cmp::Eq(Value::Text("H. V. Jagadish".into())))
+        );
+        assert_eq!(w.atoms[3], Atom::Join((3, 2), (2, 0)));
+        assert_eq!(
+            w.atoms[4],
+            Atom::Compare((3, 3), Cmp::Gt(Value::Integer(2005)))
+        );
+        let i = w.instance(None);
+        // Both WRITES rows point at the one publication; each at its own author.
+        assert_eq!(i.cells[4][&1], i.cells[5][&1]);
+        assert_eq!(i.cells[4][&1], i.cells[3][&0]);
+        assert_eq!(i.cells[4][&0], i.cells[0][&0]);
+        assert_ne!(i.cells[4][&0], i.cells[5][&0]);
+        assert_eq!(
+            i.fixed(i.cells[1][&1]),
+            Some(&Value::Text("Yunyao Li".into()))
+        );
+        // The near miss of the join WRITESalias1.PID = PUBLICATIONalias0.PID.
+        let miss = w.instance(Some(8));
+        assert_ne!(miss.cells[5][&1], miss.cells[3][&0]);
+        assert_eq!(miss.apart[miss.cells[5][&1]], vec![miss.cells[3][&0]]);
+        // The near miss of YEAR > 2005.
+        let miss = w.instance(Some(4));
+        assert_eq!(
+            miss.checks[miss.cells[3][&3]],
+            vec![Cmp::Le(Value::Integer(2005))]
+        );
+    }
+
+    #[test]
+    fn join_on_unqualified_between_like_in_and_flipped() {
+        let w = Witness::parse(
+            "SELECT T1.TITLE FROM PUBLICATION AS T1 JOIN JOURNAL AS T2 ON T1.JID = T2.JID \
+             WHERE YEAR BETWEEN 2000 AND 2010 AND T2.NAME LIKE '%VLDB%' AND 5 < T1.PID \
+             AND T1.TITLE IN ('a', 'b') AND (T1.YEAR > 1 OR T1.YEAR < 0) AND NOT T1.PID = 3",
+            &academic(),
+        )
+        .unwrap();
+        assert_eq!(
+            w.atoms,
+            vec![
+                Atom::Join((0, 2), (1, 0)),
+                Atom::Compare((0, 3), Cmp::Ge(Value::Integer(2000))),
+                Atom::Compare((0, 3), Cmp::Le(Value::Integer(2010))),
+                Atom::Compare((1, 1), Cmp::Like("%VLDB%".into())),
+                Atom::Compare((0, 0), Cmp::Gt(Value::Integer(5))),
+                Atom::Compare((0, 1), Cmp::Eq(Value::Text("a".into()))),
+            ]
+        );
+        assert!(Witness::parse("SELECT 1", &academic()).is_none());
+        assert!(Witness::parse("SELECT * FROM AUTHOR", &academic()).is_none());
+        assert!(Witness::parse("not sql at all", &academic()).is_none());
+    }
+
+    #[test]
+    fn constructed_values_satisfy_the_checks() {
+        let w = Witness::parse(
+            "SELECT * FROM PUBLICATION WHERE YEAR > 2005 AND YEAR <= 2007 AND TITLE LIKE '%data_base%'",
+            &academic(),
+        )
+        .unwrap();
+        let mut rng = fastrand::Rng::with_seed(1);
+        for violated in [None, Some(0), Some(1), Some(2)] {
+            let i = w.instance(violated);
+            for c in 0..i.checks.len() {
+                for template in [Value::Integer(0), Value::Text("x".into())] {
+                    let v = i.construct(c, &template, &mut rng);
+                    assert!(i.fits(c, &v), "{violated:?} {:?} {v:?}", i.checks[c]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn random_databases_hold_the_witness_and_a_near_miss() {
+        use crate::test_suite::random_db::{in_memory, Constants};
+        let schema = academic();
+        let c = Constants::from_golds([JAGADISH], &schema).focused_on(JAGADISH, &schema);
+        let count = |db: &rusqlite::Connection, sql: &str| -> i64 {
+            db.query_row(
+                &format!(
+                    "SELECT count(*) FROM ({})",
+                    sql.trim_end_matches([' ', ';'])
+                ),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        // Dropping `PUBLICATIONalias0.YEAR > 2005`: only a near miss tells it apart.
+        let dropped = JAGADISH.replace("AND PUBLICATIONalias0.YEAR > 2005 ", "");
+        let (mut held, mut told_apart) = (0, 0);
+        for seed in 0..60 {
+            let db = in_memory(&schema, &c, seed).unwrap();
+            held += usize::from(count(&db, JAGADISH) > 0);
+            told_apart += usize::from(count(&db, JAGADISH) != count(&db, &dropped));
+            for (t, key) in [
+                ("AUTHOR", "AID"),
+                ("PUBLICATION", "PID"),
+                ("WRITES", "AID, PID"),
+            ] {
+                let dup = count(
+                    &db,
+                    &format!("SELECT {key} FROM {t} GROUP BY {key} HAVING count(*) > 1"),
+                );
+                assert_eq!(dup, 0, "{t} keys unique (seed {seed})");
+            }
+        }
+        assert!(held >= 40, "the gold holds on {held} of 60");
+        assert!(
+            told_apart >= 3,
+            "the dropped predicate told apart on {told_apart} of 60"
+        );
+    }
+
+    #[test]
+    fn derived_tables_and_having_count_thresholds() {
+        use crate::test_suite::random_db::{in_memory, Constants};
+        let schema = academic();
+        let gold = "SELECT COUNT( * ) FROM ( SELECT AUTHORalias0.NAME FROM AUTHOR AS AUTHORalias0 , \
+            PUBLICATION AS PUBLICATIONalias0 , WRITES AS WRITESalias0 WHERE PUBLICATIONalias0.YEAR > 2005 \
+            AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = PUBLICATIONalias0.PID \
+            GROUP BY AUTHORalias0.NAME HAVING COUNT( DISTINCT ( PUBLICATIONalias0.TITLE ) ) > 3 ) AS t ;";
+        let w = Witness::parse(gold, &schema).unwrap();
+        assert_eq!((w.aliases.len(), w.atoms.len(), w.copies), (3, 3, 4));
+        assert_eq!((w.group.clone(), w.counted), (vec![(0, 1)], Some((1, 1))));
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let held = (0..40)
+            .filter(|&seed| {
+                let db = in_memory(&schema, &c, seed).unwrap();
+                db.query_row(gold, [], |r| r.get::<_, i64>(0)).unwrap() > 0
+            })
+            .count();
+        assert!(held >= 15, "a group of 4 distinct titles on {held} of 40");
+        let ranked = Witness::parse(
+            "SELECT AUTHOR.NAME FROM AUTHOR JOIN WRITES ON AUTHOR.AID = WRITES.AID \
+             GROUP BY AUTHOR.NAME ORDER BY count(*) DESC LIMIT 1",
+            &schema,
+        )
+        .unwrap();
+        assert_eq!(
+            (ranked.copies, ranked.group.clone(), ranked.counted),
+            (3, vec![(0, 1)], None)
+        );
+    }
+
+    #[test]
+    fn like_and_order_as_sqlite() {
+        assert!(like("%VLDB%", "pvldb journal"));
+        assert!(like("a_c", "ABC"));
+        assert!(!like("a_c", "abbc"));
+        assert!(like("%", ""));
+        assert!(!like("x%", ""));
+        assert_eq!(
+            compare(&Value::Integer(3), &Value::Text("1".into())),
+            Some(Ordering::Less)
+        );
+        assert_eq!(
+            compare(&Value::Real(2.5), &Value::Integer(2)),
+            Some(Ordering::Greater)
+        );
+        assert!(Cmp::Gt(Value::Integer(2005)).holds(&Value::Integer(2006)));
+        assert!(!Cmp::Gt(Value::Integer(2005)).holds(&Value::Integer(2005)));
+        assert!(!Cmp::Ne(Value::Integer(1)).holds(&Value::Null));
+    }
+}
