@@ -1,6 +1,8 @@
-//! From a manifest to the schemas to distil: its golds grouped by `db_id`, each schema from the
-//! manifest's `tables` file, the original database where the `[databases]` pattern finds one,
-//! and the constraints to generate within (induced, merged with the dataset author's file).
+//! From a manifest to the schemas to distil: its golds (read by its format, `[dataset] subset`
+//! applied) grouped by `db_id`, each schema from the manifest's `tables` file or else from the
+//! database `[distill] schema` names, the original database (`[distill] original`, or where the
+//! `[databases]` pattern finds one), and the constraints to generate within (induced, merged
+//! with the dataset author's file).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -10,7 +12,7 @@ use super::distill::{GoldInput, SchemaInput};
 use super::schema::{from_database, read_tables_json};
 use super::SuiteError;
 use crate::backend::Naming;
-use crate::dataset::{DatabaseLocator, Variable};
+use crate::dataset::DatabaseLocator;
 use crate::manifest::Manifest;
 use crate::registry::Composition;
 
@@ -46,13 +48,8 @@ pub fn schema_inputs(
         _ => None,
     };
     let mut golds: BTreeMap<String, Vec<GoldInput>> = BTreeMap::new();
-    let mut variables: BTreeMap<String, Vec<Variable>> = BTreeMap::new();
     for item in items {
         if only.is_empty() || only.contains(&item.db_id) {
-            variables
-                .entry(item.db_id.clone())
-                .or_default()
-                .extend(item.variables);
             golds
                 .entry(item.db_id.clone())
                 .or_default()
