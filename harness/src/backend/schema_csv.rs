@@ -16,6 +16,7 @@
 //! one other table whose single-column primary key has the same name (case-insensitive); with no
 //! such table, or several, the flag is kept only as a comment in the script.
 
+use super::sqlite::quote_identifier as ident;
 use std::fmt::Write;
 
 /// Errors reading a schema CSV: the 1-based line and what is wrong.
@@ -194,10 +195,6 @@ fn split_type(ty: &str) -> (String, String) {
         .min()
         .unwrap_or(ty.len());
     (ty[..cut].trim().to_owned(), ty[cut..].trim().to_owned())
-}
-
-fn ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
 }
 
 /// The SQL script creating the CSV's tables: declared types, NOT NULL, the primary key, and the

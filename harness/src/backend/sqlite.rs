@@ -215,6 +215,11 @@ pub fn load_script(path: &Path) -> Option<rusqlite::Result<Connection>> {
     )
 }
 
+/// `name` as an SQL identifier: double-quoted, inner quotes doubled.
+pub fn quote_identifier(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
 /// Opens a database for untrusted queries.
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
     let conn = if let Some(loaded) = load_script(path) {

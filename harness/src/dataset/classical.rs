@@ -91,10 +91,7 @@ struct KeyedPrediction {
 
 /// Reads predictions for `items`: a `.jsonl` file by item index, others one query per line.
 pub fn read_predictions(path: &Path, items: &[Item]) -> Result<Vec<String>, DatasetError> {
-    let is_jsonl = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
-    if !is_jsonl {
+    if !predictions::is_jsonl(path) {
         return predictions::read_lines(path);
     }
     let text = read_text(path)?;

@@ -25,6 +25,12 @@ pub fn prediction_of_line(line: &str) -> String {
     line.split('\t').next().unwrap_or_default().to_owned()
 }
 
+/// A JSON-lines file, by its extension (`.jsonl`, any case): the keyed prediction files.
+pub fn is_jsonl(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

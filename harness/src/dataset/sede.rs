@@ -110,10 +110,7 @@ pub fn read_predictions(
     items: &[Item],
     gold_file: &Path,
 ) -> Result<Vec<String>, DatasetError> {
-    let is_jsonl = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
-    if !is_jsonl {
+    if !predictions::is_jsonl(path) {
         return predictions::read_lines(path);
     }
     let text = read_text(path)?;

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::schema::{ColumnKind, SuiteSchema};
 use super::SuiteError;
+use crate::backend::sqlite::quote_identifier as ident;
 
 /// A text column's letter case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -348,10 +349,6 @@ impl Constraints {
 
 fn find_key<T>(map: &BTreeMap<String, T>, name: &str) -> Option<String> {
     map.keys().find(|k| k.eq_ignore_ascii_case(name)).cloned()
-}
-
-fn ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
 }
 
 /// Column statistics read from the original database.

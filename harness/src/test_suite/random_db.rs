@@ -14,10 +14,11 @@ use rusqlite::Connection;
 
 use super::constraints::{Case, Chars, ColumnRules};
 use super::neighbors::random_word;
-use super::schema::{Column, ColumnKind, SuiteSchema};
+use super::schema::{Column, ColumnKind, SuiteSchema, Table};
 use super::tokens::{tokenize, TokenKind};
 use super::witness::{Instance, Witness};
 use super::SuiteError;
+use crate::backend::sqlite::quote_identifier as ident;
 
 /// Constants the golds of a schema use, with their close variants: per column name (lower
 /// case) they are compared with, and all of them together.
@@ -443,13 +444,7 @@ pub fn populate(
                     used: &used,
                 };
                 let (row, assigned) = fill.row(inst, alias, &mut wrng);
-                let key = |row: &[Value]| -> Vec<String> {
-                    table
-                        .primary_key
-                        .iter()
-                        .map(|&k| key_text(&row[k]))
-                        .collect()
-                };
+                let key = |row: &[Value]| primary_key_of(table, row);
                 // A value an enforced reference's parent does not hold (a class decided
                 // elsewhere, a near miss with no other parent value): no witness here.
                 let dangles = (0..row.len()).any(|k| {
@@ -566,13 +561,7 @@ pub fn populate(
                 row.push(v);
             }
             if composite {
-                let key = |row: &[Value]| -> Vec<String> {
-                    table
-                        .primary_key
-                        .iter()
-                        .map(|&k| key_text(&row[k]))
-                        .collect()
-                };
+                let key = |row: &[Value]| primary_key_of(table, row);
                 let mut tries = 0;
                 while used_keys.contains(&key(&row)) && !free_key_columns.is_empty() && tries < 10 {
                     let k = free_key_columns[rng.usize(..free_key_columns.len())];
@@ -783,10 +772,6 @@ pub fn in_memory_ordered(
     Ok(conn)
 }
 
-fn ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
 fn key_text(v: &Value) -> String {
     match v {
         Value::Integer(n) => format!("i{n}"),
@@ -795,6 +780,15 @@ fn key_text(v: &Value) -> String {
         Value::Blob(b) => format!("b{b:?}"),
         Value::Null => "null".into(),
     }
+}
+
+/// The primary-key values of `row` (a row of `table`), as comparable text.
+fn primary_key_of(table: &Table, row: &[Value]) -> Vec<String> {
+    table
+        .primary_key
+        .iter()
+        .map(|&k| key_text(&row[k]))
+        .collect()
 }
 
 /// A column's values in one database: a few candidates, so rows repeat them, every one within

@@ -8,6 +8,7 @@ use std::path::Path;
 use super::constraints::{ColumnRules, Constraints, Source};
 use super::neighbors::ColumnFacts;
 use super::SuiteError;
+use crate::backend::sqlite::quote_identifier as ident;
 use crate::dataset::tables::{self, TablesEntry};
 
 /// How a column's random values are drawn.
@@ -294,10 +295,6 @@ pub fn from_database(db_id: &str, path: &Path) -> Result<SuiteSchema, SuiteError
     }
     s.order = topological_order(&s);
     Ok(s)
-}
-
-fn ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
 }
 
 /// A `CREATE TABLE` from `tables.json` alone: declared types give SQLite's usual affinities.
