@@ -25,6 +25,8 @@ pub struct Args {
     pub timeout_ms: u64,
     pub plug_value: bool,
     pub keep_ambiguous: bool,
+    pub witnesses: usize,
+    pub max_steps: u64,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -58,6 +60,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         exec,
         query_timeout: Duration::from_millis(args.timeout_ms),
         reject_ambiguous: !args.keep_ambiguous,
+        witnesses_per_database: args.witnesses,
+        max_steps: (args.max_steps > 0).then_some(args.max_steps),
     };
     let started = Instant::now();
     let bar = Progress::new(inputs.len() as u64, "distilling schemas");

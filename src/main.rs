@@ -93,6 +93,14 @@ enum Command {
         /// default they are rejected, so that equivalent predictions are not told apart there.
         #[arg(long)]
         keep_ambiguous: bool,
+        /// Each drawn database holds witness rows (satisfying a gold's conjunction, and near
+        /// misses) for this many golds still open, the one it is focused on first.
+        #[arg(long, default_value_t = 8)]
+        witnesses: usize,
+        /// A neighbor may do at most this many SQLite steps per database (or ten times the
+        /// gold's, if more) before it counts as telling nothing, like a timeout; 0: no limit.
+        #[arg(long, default_value_t = sqlsuite::test_suite::distill::DEFAULT_MAX_STEPS)]
+        max_steps: u64,
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
@@ -123,6 +131,8 @@ fn main() -> ExitCode {
             timeout_ms,
             plug_value,
             keep_ambiguous,
+            witnesses,
+            max_steps,
             jobs,
         } => set_jobs(jobs).and_then(|()| {
             distill::run(&distill::Args {
@@ -135,6 +145,8 @@ fn main() -> ExitCode {
                 timeout_ms,
                 plug_value,
                 keep_ambiguous,
+                witnesses,
+                max_steps,
             })
         }),
     };

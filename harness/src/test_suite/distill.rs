@@ -46,6 +46,16 @@ pub struct DistillOptions {
     /// answer on it ([`Presupposition::fails`]): a tie decides which rows a superlative
     /// returns, or a superlative or an aggregate ranges over nothing.
     pub reject_ambiguous: bool,
+    /// Each drawn database holds witness rows for this many golds that still have neighbors
+    /// to tell apart (the one it is focused on first, `--witnesses`): a schema with more
+    /// golds than the budget has databases still gets a witnessed database for each.
+    pub witnesses_per_database: usize,
+    /// A neighbor or probe may do at most this many SQLite steps on a database, or ten times
+    /// the gold's there if that is more, up to ten times this (`--max-steps`); past it, it
+    /// tells nothing, as a timeout (deterministic, and far cheaper than waiting for
+    /// `query_timeout` on a join that dropped its condition). A gold may do fifty times this
+    /// on a drawn database, which is otherwise not used. `None`: only the time limit.
+    pub max_steps: Option<u64>,
 }
 
 impl Default for DistillOptions {
@@ -57,9 +67,14 @@ impl Default for DistillOptions {
             exec: ExecOptions::default(),
             query_timeout: Duration::from_secs(2),
             reject_ambiguous: true,
+            witnesses_per_database: 8,
+            max_steps: Some(DEFAULT_MAX_STEPS),
         }
     }
 }
+
+/// [`DistillOptions::max_steps`] by default: a millisecond or two of work here.
+pub const DEFAULT_MAX_STEPS: u64 = 200_000;
 
 /// The constraints a suite was generated within, written in the suite's directory.
 pub const CONSTRAINTS_FILE: &str = "constraints.toml";
@@ -226,6 +241,9 @@ fn differs(
 ) -> Result<bool, QueryError> {
     let cap = Limits {
         max_rows: gold.rows.len().min(limits.max_rows),
+        max_steps: limits
+            .max_steps
+            .map(|m| gold.steps.saturating_mul(10).clamp(m, m.saturating_mul(10))),
         ..*limits
     };
     match target.run(neighbor, &cap) {
@@ -247,6 +265,16 @@ pub fn distill_schema(
     let limits = Limits {
         timeout: options.query_timeout,
         ..Limits::default()
+    };
+    // Golds may do fifty times the neighbors' budget on a drawn database (past it the
+    // database is not used), neighbors and probes their own (see `differs`).
+    let neighbor_limits = Limits {
+        max_steps: options.max_steps,
+        ..limits
+    };
+    let gold_limits = Limits {
+        max_steps: options.max_steps.map(|m| m.saturating_mul(50)),
+        ..limits
     };
     let tables = input.schema.table_columns();
     let facts = input.schema.column_facts();
@@ -347,7 +375,7 @@ pub fn distill_schema(
             let conn = random_db::in_memory(&input.schema, &constants, seed)?;
             let all_run = prepared
                 .iter()
-                .all(|p| run_query(&conn, &p.gold, &limits).is_ok());
+                .all(|p| run_query(&conn, &p.gold, &gold_limits).is_ok());
             if all_run {
                 base_name = format!("{db_id}_{k}.sqlite");
                 base_conn = conn;
@@ -375,7 +403,9 @@ pub fn distill_schema(
         // A probe that does not run on the base is dropped; one the base satisfies is closed.
         let mut kept_probes = Vec::new();
         for mut probe in o.probes.drain(..) {
-            if let Ok(satisfied) = differs(target, &gold, &probe.probe.sql, p.options, &limits) {
+            if let Ok(satisfied) =
+                differs(target, &gold, &probe.probe.sql, p.options, &neighbor_limits)
+            {
                 if satisfied {
                     probe.satisfied_by = Some(base_name.clone());
                 }
@@ -390,7 +420,7 @@ pub fn distill_schema(
         let mut keep = Vec::new();
         let mut kept_targets = Vec::new();
         for (n, mut ts) in o.neighbors.drain(..).zip(p.targets.drain(..)) {
-            let as_written = match differs(target, &gold, &ts[0], p.options, &limits) {
+            let as_written = match differs(target, &gold, &ts[0], p.options, &neighbor_limits) {
                 Ok(d) => d,
                 Err(_) => {
                     o.failed += 1;
@@ -403,7 +433,7 @@ pub fn distill_schema(
             }
             for t in ts.drain(..).skip(1) {
                 if let Ok(false) | Err(QueryError::Timeout { .. }) =
-                    differs(target, &gold, &t, p.options, &limits)
+                    differs(target, &gold, &t, p.options, &neighbor_limits)
                 {
                     open.push(t);
                 }
@@ -487,7 +517,24 @@ pub fn distill_schema(
         let seed = database_seed(options.seed, &db_id, k);
         // Focus each database on one gold that still has neighbors to tell apart, in turn.
         let focus = open[k % open.len()];
-        let constants = constants.focused_on(&input.golds[focus].gold, &input.schema);
+        // The other witnessed golds: spread over the open ones, and natural like the focus.
+        let stride = (open.len() / options.witnesses_per_database.max(1)).max(1);
+        let mut others: Vec<usize> = Vec::new();
+        for j in 1..open.len() {
+            let g = open[(k + j * stride) % open.len()];
+            if others.len() + 1 >= options.witnesses_per_database {
+                break;
+            }
+            if g != focus && natural[g] == natural[focus] && !others.contains(&g) {
+                others.push(g);
+            }
+        }
+        let constants = constants
+            .focused_on(&input.golds[focus].gold, &input.schema)
+            .witnessing(
+                others.iter().map(|&g| input.golds[g].gold.as_str()),
+                &input.schema,
+            );
         // A database for a gold natural data never matches spells its constants as it does,
         // and serves only such golds.
         let respell = !natural[focus];
@@ -512,7 +559,7 @@ pub fn distill_schema(
         let mut usable = true;
         for &g in &open {
             let p = &prepared[g];
-            let gold = match target.run(&p.gold, &limits) {
+            let gold = match target.run(&p.gold, &gold_limits) {
                 Ok(t) => t,
                 Err(_) => {
                     usable = false;
@@ -525,8 +572,14 @@ pub fn distill_schema(
             // Where the gold's question has no natural answer, this database is no part of
             // its suite: it tells none of its neighbors apart.
             if options.reject_ambiguous
-                && p.presupposes
-                    .fails(&p.gold, &gold, p.options, &target, &mut twin, &limits)?
+                && p.presupposes.fails(
+                    &p.gold,
+                    &gold,
+                    p.options,
+                    &target,
+                    &mut twin,
+                    &gold_limits,
+                )?
             {
                 excluded.push(g);
                 continue;
@@ -534,7 +587,7 @@ pub fn distill_schema(
             for (n, ts) in p.targets.iter().enumerate() {
                 for (t, sql) in ts.iter().enumerate() {
                     if let Ok(true) | Err(QueryError::Sql(_)) =
-                        differs(&target, &gold, sql, p.options, &limits)
+                        differs(&target, &gold, sql, p.options, &neighbor_limits)
                     {
                         found.push((g, n, t));
                     }
@@ -547,7 +600,7 @@ pub fn distill_schema(
                 .filter(|(_, o)| **o && probing)
             {
                 let sql = &outcomes[g].probes[i].probe.sql;
-                if let Ok(true) = differs(&target, &gold, sql, p.options, &limits) {
+                if let Ok(true) = differs(&target, &gold, sql, p.options, &neighbor_limits) {
                     satisfied.push((g, i));
                 }
             }
@@ -561,12 +614,18 @@ pub fn distill_schema(
             (0..prepared.len()).filter(|g| !open.contains(g) && outcomes[*g].gold_error.is_none())
         {
             let p = &prepared[g];
-            match target.run(&p.gold, &limits) {
+            match target.run(&p.gold, &gold_limits) {
                 Ok(_) if respell && natural[g] => {}
                 Ok(answer) => {
                     if options.reject_ambiguous
-                        && p.presupposes
-                            .fails(&p.gold, &answer, p.options, &target, &mut twin, &limits)?
+                        && p.presupposes.fails(
+                            &p.gold,
+                            &answer,
+                            p.options,
+                            &target,
+                            &mut twin,
+                            &gold_limits,
+                        )?
                     {
                         excluded.push(g);
                     }

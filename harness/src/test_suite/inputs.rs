@@ -112,7 +112,8 @@ pub fn schema_inputs(
             Some(path) => schema.with_original(path)?,
             None => schema,
         }
-        .with_joins(golds.iter().map(|g| g.gold.as_str()));
+        .with_joins(golds.iter().map(|g| g.gold.as_str()))
+        .with_text_comparisons(golds.iter().map(|g| g.gold.as_str()));
         let data = original.as_deref().filter(|_| manifest.distill.induce);
         let mut rules = constraints::induce(&schema, data, golds.iter().map(|g| g.gold.as_str()))?;
         let mut origin = "induced constraints".to_owned();

@@ -46,9 +46,10 @@ pub struct Constants {
     /// The largest `COUNT(…) op N` threshold (N ≤ [`MAX_THRESHOLD`]) of the golds: databases
     /// then sometimes have enough rows for groups that large.
     count_threshold: Option<usize>,
-    /// The focused gold's conjunction ([`super::witness`]): rows satisfying it (and a near
-    /// miss) go in.
-    witness: Option<Witness>,
+    /// The focused gold's conjunction ([`super::witness`]), then those of the other golds the
+    /// database is drawn for ([`Constants::witnessing`]): rows satisfying each (and near
+    /// misses) go in.
+    witnesses: Vec<Witness>,
 }
 
 /// Count thresholds above this are not aimed at (databases stay small).
@@ -222,8 +223,21 @@ impl Constants {
             .collect();
         c.count_threshold = own.count_threshold;
         c.focus_spellings = own.spellings;
-        c.witness = Witness::parse(gold, schema);
+        c.witnesses = Witness::parse(gold, schema).into_iter().collect();
         c
+    }
+
+    /// These constants, with witness rows for `golds` too (after the focused gold's): one
+    /// database then tells apart the neighbors of several golds whose conjunctions random
+    /// data would hardly satisfy.
+    pub fn witnessing<'a>(
+        mut self,
+        golds: impl IntoIterator<Item = &'a str>,
+        schema: &SuiteSchema,
+    ) -> Constants {
+        self.witnesses
+            .extend(golds.into_iter().filter_map(|g| Witness::parse(g, schema)));
+        self
     }
 
     /// These constants, with the focused gold's spellings winning over the original data's
@@ -326,24 +340,30 @@ pub fn populate(
     // of its atoms violated (1–3 of them, in 70 % of those); drawn from a generator of their
     // own, so the other rows are those of a database without them.
     let mut wrng = fastrand::Rng::with_seed(seed ^ WITNESS_SEED);
-    let mut copies = 1;
-    let mut instances: Vec<Instance> = match &constants.witness {
-        Some(w) if wrng.u32(..100) < 90 => {
-            // A group of `copies` rows (one fewer, a quarter of the time: just below a
-            // `HAVING count(…)` threshold).
-            copies = w.copies - usize::from(w.copies > 1 && wrng.u32(..4) == 0);
-            let mut v = vec![w.instance(None); copies];
-            if wrng.u32(..100) < 70 {
-                let mut atoms: Vec<usize> = (0..w.atoms.len()).collect();
-                wrng.shuffle(&mut atoms);
-                for a in atoms.into_iter().take(1 + wrng.usize(..3)) {
-                    v.push(w.instance(Some(a)));
-                }
-            }
-            v
+    // Per instance: the first instance of its witness, and how many copies that one has.
+    let mut instances: Vec<Instance> = Vec::new();
+    let mut first_of: Vec<usize> = Vec::new();
+    let mut copies_of: Vec<usize> = Vec::new();
+    for w in &constants.witnesses {
+        if wrng.u32(..100) >= 90 {
+            continue;
         }
-        _ => Vec::new(),
-    };
+        // A group of `copies` rows (one fewer, a quarter of the time: just below a
+        // `HAVING count(…)` threshold).
+        let copies = w.copies - usize::from(w.copies > 1 && wrng.u32(..4) == 0);
+        let first = instances.len();
+        let mut v = vec![w.instance(None); copies];
+        if wrng.u32(..100) < 70 {
+            let mut atoms: Vec<usize> = (0..w.atoms.len()).collect();
+            wrng.shuffle(&mut atoms);
+            for a in atoms.into_iter().take(1 + wrng.usize(..3)) {
+                v.push(w.instance(Some(a)));
+            }
+        }
+        first_of.extend(std::iter::repeat_n(first, v.len()));
+        copies_of.extend(std::iter::repeat_n(copies, v.len()));
+        instances.extend(v);
+    }
     let mut failed = vec![false; instances.len()];
     // Per instance, per alias: the row it got.
     let mut alias_rows: Vec<Vec<Option<Vec<Value>>>> = instances
@@ -369,6 +389,30 @@ pub fn populate(
             Some(_) if is_parent => rng.usize(1..=3),
             Some(n) => rng.usize(n.saturating_sub(1).max(1)..=n + 1),
             None => rng.usize(shape.min_rows..=shape.max_rows),
+        };
+        // A table no witness has an alias of, that witness cells must reference (`COPYRIGHT`
+        // for `TAGS.MSID = MOVIE.MID`): a row more per such witness, so that each can find a
+        // value of its own (keys joined to it are unique).
+        let referenced_by_witnesses = instances
+            .iter()
+            .filter(|inst| !inst.aliases.contains(&t))
+            .filter(|inst| {
+                inst.cells.iter().enumerate().any(|(a, cells)| {
+                    cells.keys().any(|&k| {
+                        schema.foreign_keys.iter().any(|f| {
+                            f.enforced
+                                && f.table == inst.aliases[a]
+                                && f.column == k
+                                && f.parent_table == t
+                        })
+                    })
+                })
+            })
+            .count();
+        let rows = if rows > 0 {
+            rows + referenced_by_witnesses
+        } else {
+            rows
         };
         let pools: Vec<ColumnPool> = table
             .columns
@@ -411,16 +455,20 @@ pub fn populate(
         let mut generated: Vec<(Vec<Value>, bool)> = Vec::with_capacity(rows);
         for i in 0..instances.len() {
             // A copy of the witness: the first one's group, another counted value.
-            if i > 0 && i < copies {
-                let (first, rest) = instances.split_at_mut(i);
+            let first = first_of[i];
+            if i > first && i < first + copies_of[i] {
+                let (before, rest) = instances.split_at_mut(i);
                 let inst = &mut rest[0];
                 for &c in &inst.group.clone() {
                     if inst.values[c].is_none() {
-                        inst.values[c] = first[0].values[c].clone();
+                        inst.values[c] = before[first].values[c].clone();
                     }
                 }
                 if let Some(c) = inst.counted {
-                    inst.avoid[c] = first.iter().filter_map(|f| f.values[c].clone()).collect();
+                    inst.avoid[c] = before[first..]
+                        .iter()
+                        .filter_map(|f| f.values[c].clone())
+                        .collect();
                 }
             }
             let inst = &mut instances[i];
@@ -437,9 +485,32 @@ pub fn populate(
                             .and_then(|f| stored.get(&(f.parent_table, f.parent_column)))
                     })
                     .collect();
+                // A class one of whose cells elsewhere must reference a filled parent
+                // (`MADE_BY.MSID` references `COPYRIGHT.MSID` and joins `TV_SERIES.SID`): its
+                // value comes from that parent, or the later row would dangle.
+                let mut class_parents: HashMap<usize, &Vec<Value>> = HashMap::new();
+                for (a, cells) in inst.cells.iter().enumerate() {
+                    for (&k, &c) in cells {
+                        let parent = schema
+                            .foreign_keys
+                            .iter()
+                            .find(|f| {
+                                f.enforced
+                                    && f.table == inst.aliases[a]
+                                    && f.column == k
+                                    && f.parent_table != f.table
+                            })
+                            .and_then(|f| stored.get(&(f.parent_table, f.parent_column)))
+                            .filter(|p| !p.is_empty());
+                        if let Some(p) = parent {
+                            class_parents.entry(c).or_insert(p);
+                        }
+                    }
+                }
                 let fill = WitnessFill {
                     pools: &pools,
                     parents: &parents,
+                    class_parents: &class_parents,
                     unique: &unique,
                     used: &used,
                 };
@@ -464,8 +535,8 @@ pub fn populate(
                     || (composite && used_keys.contains(&key(&row)));
                 // A near miss whose row would repeat a unique value of the witness's row for
                 // the same alias shares that row instead.
-                let shared = if clash && i > 0 {
-                    alias_rows[0][alias].clone().filter(|w| {
+                let shared = if clash && i > first {
+                    alias_rows[first][alias].clone().filter(|w| {
                         (0..row.len()).any(|k| unique[k] && key_text(&w[k]) == key_text(&row[k]))
                     })
                 } else {
@@ -665,6 +736,9 @@ struct WitnessFill<'p, 'a> {
     pools: &'p [ColumnPool<'a>],
     /// Per column: the values the parent of its enforced or gold-made reference holds.
     parents: &'p [Option<&'p Vec<Value>>],
+    /// Per class of the instance: the values an enforced reference of one of its cells in
+    /// another table allows (the parent already filled), if any.
+    class_parents: &'p HashMap<usize, &'p Vec<Value>>,
     unique: &'p [bool],
     used: &'p [BTreeSet<String>],
 }
@@ -703,11 +777,22 @@ impl WitnessFill<'_, '_> {
                 {
                     return v.clone();
                 }
-                let v = match inst.fixed(c) {
-                    Some(v) => pool.admit(v.clone(), true).unwrap_or_else(|| v.clone()),
-                    None => (0..30)
-                        .map(|n| match parents {
-                            Some(p) if n < 15 => p[rng.usize(..p.len())].clone(),
+                // A violated equality, half the time: a value just beside the constant.
+                let near = if inst.fixed(c).is_none() && rng.bool() {
+                    inst.beside(c, rng)
+                        .and_then(|v| pool.admit(v, true))
+                        .filter(|v| inst.fits(c, v) && free(v))
+                } else {
+                    None
+                };
+                let v = match (inst.fixed(c), near) {
+                    (Some(v), _) => pool.admit(v.clone(), true).unwrap_or_else(|| v.clone()),
+                    (None, Some(v)) => v,
+                    (None, None) => (0..30)
+                        .map(|n| match (parents, self.class_parents.get(&c).copied()) {
+                            (Some(p), _) | (None, Some(p)) if n < 15 => {
+                                p[rng.usize(..p.len())].clone()
+                            }
                             _ if n % 2 == 0 => pool.draw(rng),
                             _ => pool.fresh(rng),
                         })

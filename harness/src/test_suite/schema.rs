@@ -485,6 +485,46 @@ impl SuiteSchema {
         Ok(self)
     }
 
+    /// A column declared numeric that holds no data and that golds compare with text
+    /// (`WRITER.NAME = "Kevin Spacey"` where the schema says `name int`) becomes a text
+    /// column: random databases then hold text near the gold's constant there, as a database
+    /// of that schema in use would.
+    pub fn with_text_comparisons<'a>(
+        mut self,
+        golds: impl IntoIterator<Item = &'a str>,
+    ) -> SuiteSchema {
+        use super::witness::{Atom, Cmp, Witness};
+        for gold in golds {
+            let Some(w) = Witness::parse(gold, &self) else {
+                continue;
+            };
+            for atom in &w.atoms {
+                let Atom::Compare((alias, column), cmp) = atom else {
+                    continue;
+                };
+                let text = match cmp {
+                    Cmp::Eq(v) | Cmp::Ne(v) | Cmp::Lt(v) | Cmp::Le(v) | Cmp::Gt(v) | Cmp::Ge(v) => {
+                        matches!(v, rusqlite::types::Value::Text(s) if s.trim().parse::<f64>().is_err())
+                    }
+                    Cmp::Like(p) | Cmp::NotLike(p) => {
+                        p.replace(['%', '_'], "").trim().parse::<f64>().is_err()
+                    }
+                };
+                let col = &mut self.tables[w.aliases[*alias]].columns[*column];
+                if text
+                    && col.original.is_empty()
+                    && matches!(
+                        col.kind,
+                        ColumnKind::Int | ColumnKind::Real | ColumnKind::Bool
+                    )
+                {
+                    col.kind = ColumnKind::Text;
+                }
+            }
+        }
+        self
+    }
+
     /// Adds the joins the golds make (`a.x = b.y`) as foreign keys where the schema declares
     /// none between those columns, so random databases can satisfy them: the side that is not
     /// its table's primary key (else the later-declared table) references the other.
@@ -536,7 +576,35 @@ impl SuiteSchema {
                 });
             }
         }
+        // A key joined to a column that references another table holds that table's keys
+        // too (`TV_SERIES.SID = MADE_BY.MSID`, which references `COPYRIGHT.MSID`): it draws
+        // from them, and is filled after them, so that rows satisfying the join can exist.
+        let mut through = Vec::new();
+        for f in &added {
+            let (key, child) = ((f.parent_table, f.parent_column), (f.table, f.column));
+            let declared = self
+                .foreign_keys
+                .iter()
+                .find(|d| d.enforced && (d.table, d.column) == child && d.parent_table != key.0);
+            let references_already = self
+                .foreign_keys
+                .iter()
+                .chain(&added)
+                .chain(&through)
+                .any(|d| (d.table, d.column) == key);
+            if let (Some(d), false) = (declared, references_already) {
+                through.push(ForeignKey {
+                    table: key.0,
+                    column: key.1,
+                    parent_table: d.parent_table,
+                    parent_column: d.parent_column,
+                    source: Source::Golds,
+                    enforced: false,
+                });
+            }
+        }
         self.foreign_keys.extend(added);
+        self.foreign_keys.extend(through);
         self.order = topological_order(&self);
         self
     }
@@ -675,5 +743,54 @@ mod tests {
         assert_eq!(s.foreign_keys[0].parent_table, 1);
         assert_eq!(s.tables[0].primary_key, vec![0]);
         assert!(s.ddl[0].starts_with("CREATE TABLE \"child\""));
+    }
+
+    #[test]
+    fn an_empty_numeric_column_golds_compare_with_text_becomes_text() {
+        use crate::test_suite::witness::tests::{academic, JAGADISH};
+        let mut schema = academic();
+        // The shipped IMDB schema declares `name int`: as if AUTHOR.NAME were so.
+        schema.tables[0].columns[1].kind = ColumnKind::Int;
+        let s = schema.clone().with_text_comparisons([JAGADISH]);
+        assert_eq!(s.tables[0].columns[1].kind, ColumnKind::Text);
+        // YEAR is compared with a number: it stays numeric.
+        assert_eq!(s.tables[2].columns[3].kind, ColumnKind::Int);
+        // A column whose original data is numeric keeps its kind.
+        schema.tables[0].columns[1].original = vec![rusqlite::types::Value::Integer(1)];
+        let s = schema.with_text_comparisons([JAGADISH]);
+        assert_eq!(s.tables[0].columns[1].kind, ColumnKind::Int);
+    }
+
+    #[test]
+    fn a_key_joined_to_a_referencing_column_references_its_parent_too() {
+        use crate::test_suite::witness::tests::academic;
+        let mut schema = academic();
+        // WRITES.PID references PUBLICATION.PID; a gold joins it to JOURNAL.JID (as IMDB's
+        // golds join MADE_BY.MSID, which references COPYRIGHT.MSID, to TV_SERIES.SID).
+        schema.foreign_keys.push(ForeignKey {
+            table: 3,
+            column: 1,
+            parent_table: 2,
+            parent_column: 0,
+            source: Source::Declared,
+            enforced: true,
+        });
+        let gold = "SELECT JOURNAL.NAME FROM JOURNAL, WRITES WHERE WRITES.PID = JOURNAL.JID";
+        let s = schema.with_joins([gold]);
+        let edges: Vec<_> = s
+            .foreign_keys
+            .iter()
+            .map(|f| {
+                (
+                    (f.table, f.column),
+                    (f.parent_table, f.parent_column),
+                    f.enforced,
+                )
+            })
+            .collect();
+        assert!(edges.contains(&((3, 1), (1, 0), false)), "{edges:?}");
+        assert!(edges.contains(&((1, 0), (2, 0), false)), "{edges:?}");
+        let at = |t: usize| s.order.iter().position(|&x| x == t).unwrap();
+        assert!(at(2) < at(1) && at(1) < at(3), "{:?}", s.order);
     }
 }

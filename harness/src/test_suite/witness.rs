@@ -345,6 +345,29 @@ impl Instance {
         })
     }
 
+    /// For a class whose equality with a constant is the violated atom (a near miss), a value
+    /// just beside that constant: text with a letter added after or before it or in another
+    /// case, a number one off. Such a row tells the gold from neighbors that loosen the
+    /// equality (`LIKE 'x%'`, `>=`), which a random other value seldom does.
+    pub fn beside(&self, c: usize, rng: &mut fastrand::Rng) -> Option<Value> {
+        let x = self.checks[c].iter().find_map(|k| match k {
+            Cmp::Ne(x) => Some(x),
+            _ => None,
+        })?;
+        let v = match x {
+            Value::Text(s) => match rng.u32(..4) {
+                0 => Value::Text(format!("{s}{}", char::from(b'a' + rng.u8(..26)))),
+                1 => Value::Text(format!("{} {s}", char::from(b'A' + rng.u8(..26)))),
+                2 if s.to_lowercase() != *s => Value::Text(s.to_lowercase()),
+                2 => Value::Text(s.to_uppercase()),
+                _ => Value::Text(format!("{s} {}", char::from(b'A' + rng.u8(..26)))),
+            },
+            Value::Integer(_) | Value::Real(_) => step(x, if rng.bool() { 1 } else { -1 }),
+            _ => return None,
+        };
+        self.fits(c, &v).then_some(v)
+    }
+
     /// A value built from the checks of class `c` when no natural one fits: just past each
     /// bound, a LIKE pattern with its wildcards filled, `like` a number (or text) `template`.
     pub fn construct(&self, c: usize, template: &Value, rng: &mut fastrand::Rng) -> Value {
@@ -699,7 +722,7 @@ pub fn like(pattern: &str, text: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::test_suite::schema::{Column, ColumnKind, Table};
 
@@ -879,6 +902,67 @@ mod tests {
         assert!(
             told_apart >= 3,
             "the dropped predicate told apart on {told_apart} of 60"
+        );
+    }
+
+    #[test]
+    fn one_database_witnesses_several_golds() {
+        use crate::test_suite::random_db::{in_memory, Constants};
+        let schema = academic();
+        let other = r#"SELECT JOURNALalias0.NAME FROM JOURNAL AS JOURNALalias0 , PUBLICATION AS PUBLICATIONalias0 WHERE PUBLICATIONalias0.JID = JOURNALalias0.JID AND PUBLICATIONalias0.TITLE = "Making database systems usable" AND PUBLICATIONalias0.YEAR = 2007 ;"#;
+        let all = Constants::from_golds([JAGADISH, other], &schema);
+        let alone = all.focused_on(JAGADISH, &schema);
+        let both = alone.clone().witnessing([other], &schema);
+        let holds = |c: &Constants, gold: &str| {
+            (0..40)
+                .filter(|&seed| {
+                    let db = in_memory(&schema, c, seed).unwrap();
+                    let held = db.prepare(gold).unwrap().exists([]).unwrap();
+                    held
+                })
+                .count()
+        };
+        let (first, second) = (holds(&both, JAGADISH), holds(&both, other));
+        assert!(first >= 25, "the focused gold holds on {first} of 40");
+        assert!(second >= 25, "the other witnessed gold on {second} of 40");
+        assert!(
+            holds(&alone, other) < second,
+            "witnessing makes the other gold hold more often"
+        );
+    }
+
+    #[test]
+    fn a_violated_equality_takes_a_value_beside_the_constant() {
+        use crate::test_suite::random_db::{in_memory, Constants};
+        let schema = academic();
+        let gold = r#"SELECT AUTHORalias0.AID FROM AUTHOR AS AUTHORalias0 WHERE AUTHORalias0.NAME = "H. V. Jagadish" ;"#;
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let w = Witness::parse(gold, &schema).unwrap();
+        let near = w.instance(Some(0));
+        let mut rng = fastrand::Rng::with_seed(1);
+        let class = near.cells[0][&1];
+        for _ in 0..20 {
+            let v = near.beside(class, &mut rng).unwrap();
+            assert!(near.fits(class, &v), "{v:?}");
+        }
+        // A neighbor loosening the equality to a prefix match is told apart on some database.
+        let loose = gold.replace("= \"H. V. Jagadish\"", "LIKE \"H. V. Jagadish%\"");
+        let told_apart = (0..60)
+            .filter(|&seed| {
+                let db = in_memory(&schema, &c, seed).unwrap();
+                let n = |sql: &str| -> i64 {
+                    let sql = format!(
+                        "SELECT count(*) FROM ({})",
+                        sql.trim_end_matches([' ', ';'])
+                    );
+                    db.query_row(&sql, [], |r| r.get(0)).unwrap()
+                };
+                n(gold) != n(&loose)
+            })
+            .count();
+        assert!(
+            told_apart >= 5,
+            "the prefix match told apart on {told_apart} of 60"
         );
     }
 
