@@ -160,10 +160,8 @@ fn main() -> ExitCode {
 }
 
 fn set_jobs(jobs: Option<usize>) -> anyhow::Result<()> {
-    if let Some(n) = jobs {
-        rayon_pool(n)?;
-    }
-    Ok(())
+    // Always built here: the pool's threads get the stack untrusted queries need.
+    rayon_pool(jobs.unwrap_or(0))
 }
 
 fn rayon_pool(n: usize) -> anyhow::Result<()> {

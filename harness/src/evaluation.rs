@@ -209,10 +209,14 @@ impl Evaluation {
     }
 }
 
-/// Sets the number of worker threads evaluations use (once per process, before any evaluation).
+/// Sets the number of worker threads evaluations use (once per process, before any
+/// evaluation; 0: one per core). Each has a stack deep enough for SQLite's recursion on
+/// untrusted SQL ([`crate::backend::sqlite::QUERY_STACK`]; reserved, not used, until a query
+/// needs it), so no query has to move to a fresh stack.
 pub fn set_worker_threads(n: usize) -> Result<(), String> {
     rayon::ThreadPoolBuilder::new()
-        .num_threads(n.max(1))
+        .num_threads(n)
+        .stack_size(crate::backend::sqlite::QUERY_STACK + (16 << 20))
         .build_global()
         .map_err(|e| e.to_string())
 }

@@ -179,6 +179,9 @@ pub enum QueryError {
     /// The result grew past the memory bound; the query was stopped there.
     #[error("result larger than {limit} bytes")]
     TooLarge { limit: usize },
+    /// The engine ran out of the memory it may use (its heap limit), even run alone.
+    #[error("ran out of memory: the engine's heap limit is {limit} bytes")]
+    OutOfMemory { limit: u64 },
     /// The database could not be opened.
     #[error("cannot open database {path}: {message}")]
     Open { path: String, message: String },
@@ -191,7 +194,9 @@ impl QueryError {
             QueryError::Sql(_) => "sql_error",
             QueryError::Timeout { .. } => "timeout",
             QueryError::Budget { .. } => "step_budget",
-            QueryError::TooManyRows { .. } | QueryError::TooLarge { .. } => "resource_limit",
+            QueryError::TooManyRows { .. }
+            | QueryError::TooLarge { .. }
+            | QueryError::OutOfMemory { .. } => "resource_limit",
             QueryError::Open { .. } => "open_error",
         }
     }

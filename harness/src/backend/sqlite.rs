@@ -8,6 +8,13 @@
 //!   recursive CTEs); DDL/DML, PRAGMA, ATTACH, transactions and temp objects fail at prepare time
 //!   with "not authorized". So a reused connection keeps no state from one query to the next.
 //! * A progress handler interrupts the query at its deadline; rows and bytes are bounded.
+//! * Work inside one virtual-machine step, which no progress handler can interrupt, is bounded
+//!   by the size of what it works on: strings and blobs ([`MAX_VALUE_BYTES`]) and LIKE/GLOB
+//!   patterns ([`MAX_LIKE_PATTERN`]); memory, also while a statement is prepared, by a heap
+//!   limit for the whole process ([`HEAP_LIMIT`]: a query that runs out of it runs again
+//!   alone, so its verdict does not depend on what ran beside it); SQLite's own recursion
+//!   (deep JSON paths, nested subqueries) by a stack of [`QUERY_STACK`] bytes. What stops
+//!   which attack: spec/exec.md, "Untrusted SQL".
 //! * Only a statement that reads and returns a table runs (`sqlite3_stmt_readonly` and at least
 //!   one result column), whatever the authorizer was asked.
 //! * Like Python's `sqlite3` module (which the reference evaluator uses), only one statement may
@@ -18,7 +25,7 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Once, RwLock};
 use std::time::{Duration, Instant};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
@@ -242,11 +249,43 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
+/// The longest string or blob a query may build or read, in bytes (`SQLITE_LIMIT_LENGTH`; the
+/// longest value in the project's real databases is 139 bytes). It also bounds the work one
+/// function call does where a deadline cannot stop it: `instr` and `trim` take time quadratic
+/// in their arguments' length.
+pub const MAX_VALUE_BYTES: i32 = 100_000;
+/// The longest LIKE or GLOB pattern (`SQLITE_LIMIT_LIKE_PATTERN_LENGTH`; SQLite's default is
+/// 50,000): matching takes time proportional to the text's length times the pattern's.
+pub const MAX_LIKE_PATTERN: i32 = 1_000;
+/// The memory SQLite may hold in this process, in bytes (`sqlite3_hard_heap_limit64`). Past
+/// it an allocation fails (SQLITE_NOMEM), also while a statement is prepared, where no
+/// progress handler runs (chained CTEs that each join the previous one three times).
+pub const HEAP_LIMIT: i64 = 512 << 20;
+/// The stack SQLite runs a query on, in bytes: its recursion (a JSON path 50,000 levels deep,
+/// nested subqueries) overflows a thread's usual 2 or 8 MiB, which aborts the process.
+pub const QUERY_STACK: usize = 256 << 20;
+/// Below this much stack left, a query runs on a fresh stack of [`QUERY_STACK`] bytes.
+const STACK_RED_ZONE: usize = 64 << 20;
+
+/// Queries take it to read; a query that ran out of memory beside others takes it to write and
+/// runs again alone, so a verdict never depends on the memory of queries running beside it.
+static ALONE: RwLock<()> = RwLock::new(());
+/// Queries running now, and queries started so far: a query that saw neither change ran alone.
+static RUNNING: AtomicU64 = AtomicU64::new(0);
+static STARTED: AtomicU64 = AtomicU64::new(0);
+
 /// Restricts a connection to reading: the authorizer and limits every untrusted query runs
 /// under. The test-suite generator applies it to a database it has just filled in memory.
 pub fn restrict(conn: &Connection) {
-    // Strings and blobs a query may build; the result-size bound covers the rest.
-    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, 64 << 20);
+    static HEAP: Once = Once::new();
+    HEAP.call_once(|| {
+        // SAFETY: sets a process-wide limit; callable at any time, from any thread.
+        unsafe {
+            rusqlite::ffi::sqlite3_hard_heap_limit64(HEAP_LIMIT);
+        }
+    });
+    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES);
+    conn.set_limit(Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, MAX_LIKE_PATTERN);
     conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0);
     conn.authorizer(Some(authorize));
 }
@@ -336,6 +375,11 @@ fn end_of_first_statement(sql: &str) -> Option<usize> {
 
 fn sql_error(e: rusqlite::Error, deadline: Instant, timeout: Duration) -> QueryError {
     match e {
+        rusqlite::Error::SqliteFailure(err, _) if err.code == ErrorCode::OutOfMemory => {
+            QueryError::OutOfMemory {
+                limit: HEAP_LIMIT as u64,
+            }
+        }
         rusqlite::Error::SqliteFailure(err, _) if err.code == ErrorCode::OperationInterrupted => {
             QueryError::Timeout {
                 ms: timeout.as_millis() as u64,
@@ -364,8 +408,32 @@ fn decode_text(bytes: &[u8]) -> String {
 }
 
 /// Runs one query on an open connection under `limits` (what [`Sqlite::execute`] does once it
-/// has the connection).
+/// has the connection): on a stack deep enough for SQLite's recursion, again alone if it ran
+/// out of memory beside other queries.
 pub fn run_query(conn: &Connection, sql: &str, limits: &Limits) -> Result<ResultTable, QueryError> {
+    stacker::maybe_grow(STACK_RED_ZONE, QUERY_STACK, || {
+        let shared = ALONE.read().unwrap_or_else(|e| e.into_inner());
+        let started = STARTED.fetch_add(1, Ordering::SeqCst) + 1;
+        let beside = RUNNING.fetch_add(1, Ordering::SeqCst);
+        let result = run_query_here(conn, sql, limits);
+        let after = RUNNING.fetch_sub(1, Ordering::SeqCst);
+        let alone = beside == 0 && after == 1 && STARTED.load(Ordering::SeqCst) == started;
+        drop(shared);
+        match result {
+            Err(QueryError::OutOfMemory { .. }) if !alone => {
+                let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
+                run_query_here(conn, sql, limits)
+            }
+            other => other,
+        }
+    })
+}
+
+fn run_query_here(
+    conn: &Connection,
+    sql: &str,
+    limits: &Limits,
+) -> Result<ResultTable, QueryError> {
     if skip_space_and_comments(sql).is_empty() {
         // Python's sqlite3 runs an empty statement and fetches no rows.
         return Ok(ResultTable::default());
@@ -646,5 +714,76 @@ mod tests {
             &limits(),
         );
         assert!(matches!(r, Err(QueryError::Open { .. })), "{r:?}");
+    }
+
+    /// Work one virtual-machine step does (no progress handler can stop it) is bounded by the
+    /// size of values and patterns: these bombs fail at once instead of running for minutes
+    /// or taking gigabytes.
+    #[test]
+    fn bombs_inside_one_step_are_bounded_by_value_and_pattern_sizes() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let run = |sql: &str| Sqlite.execute(&db, sql, &limits());
+        for bomb in [
+            "SELECT zeroblob(60000000), zeroblob(60000000)",
+            "SELECT printf('%.*c', 200000, 'a') LIKE '%' || printf('%.*c', 49000, 'a') || 'b'",
+            "SELECT length(replace(printf('%.*c', 90000, 'a'), 'a', 'aaaaaaaaaa'))",
+        ] {
+            let r = run(bomb);
+            assert!(
+                matches!(&r, Err(QueryError::Sql(m)) if m.contains("too big") || m.contains("too complex")),
+                "{bomb}: {r:?}"
+            );
+        }
+        // Within the bounds, the same functions work.
+        let t = run("SELECT length(printf('%.*c', 90000, 'a')), 'abc' LIKE '%b%'").unwrap();
+        assert_eq!(t.rows, vec![vec![Value::Int(90000), Value::Int(1)]]);
+    }
+
+    /// SQLite recurses once per level of a JSON path it creates: 100,000 levels overflowed the
+    /// main thread's 8 MiB stack, which aborts the whole process (every verdict of the run
+    /// lost); 15,000 levels (a result within the value bound) on a thread of 256 KiB.
+    #[test]
+    fn deep_recursion_inside_sqlite_does_not_abort_a_small_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let sql = format!(
+            "SELECT length(json_set('{{}}', '${}', 1))",
+            ".a".repeat(15_000)
+        );
+        let r = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || Sqlite.execute(&db, &sql, &limits()))
+            .unwrap()
+            .join()
+            .expect("the query's thread survives");
+        assert_eq!(r.unwrap().rows, vec![vec![Value::Int(90_001)]]);
+    }
+
+    /// Each CTE joins the previous one three times: preparing the statement expands 3^15
+    /// copies, where no progress handler runs; the heap limit stops it.
+    #[test]
+    fn memory_while_preparing_is_bounded_by_the_heap_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let ctes: Vec<String> = (1..16)
+            .map(|i| {
+                format!(
+                    "t{i}(x) AS (SELECT a0.x FROM t{p} a0, t{p} a1, t{p} a2)",
+                    p = i - 1
+                )
+            })
+            .collect();
+        let sql = format!(
+            "WITH t0(x) AS (SELECT 1), {} SELECT count(*) FROM t15",
+            ctes.join(", ")
+        );
+        let r = Sqlite.execute(&db, &sql, &limits());
+        assert!(matches!(r, Err(QueryError::OutOfMemory { .. })), "{r:?}");
+        assert_eq!(r.unwrap_err().code(), "resource_limit");
+        // The process goes on, memory released.
+        assert!(Sqlite
+            .execute(&db, "SELECT count(*) FROM t", &limits())
+            .is_ok());
     }
 }
