@@ -170,7 +170,7 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
     println!(
         "sqlsuite eval ({} threads, cold caches): {:.2} s wall, {:.0} predictions/s ({judged} judged; \
          {timeouts} predictions ran into the timeout)",
-        rayon::current_num_threads(),
+        sqlsuite::work_pool::threads(),
         secs(wall),
         judged as f64 / secs(wall).max(1e-9)
     );
@@ -181,7 +181,7 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
     );
     // Timed-out predictions cost their full timeout on one worker each, whatever the engine.
     let timeout = Duration::from_millis(exec.limits.timeout_ms);
-    let threads = rayon::current_num_threads() as f64;
+    let threads = sqlsuite::work_pool::threads() as f64;
     let rest = (secs(wall) - timeouts as f64 * secs(timeout) / threads).max(0.0);
     println!(
         "without the time spent in timeouts on either side (estimate: wall − timeouts × timeout / \
@@ -200,7 +200,7 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         let (wall, _) = timed(&esm, "evaluating exact_match");
         println!(
             "exact_match ({} threads, schemas from {}): {} predictions in {:.2} s = {:.0} items/s",
-            rayon::current_num_threads(),
+            sqlsuite::work_pool::threads(),
             tables.display(),
             sets * items,
             secs(wall),
@@ -223,7 +223,7 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         println!(
             "exec with plug_value ({} threads): {:.2} s wall for {} predictions ({correct} correct); \
              worst item {}",
-            rayon::current_num_threads(),
+            sqlsuite::work_pool::threads(),
             secs(wall),
             sets * items,
             worst.map_or_else(String::new, |(d, s, i)| format!(
@@ -247,15 +247,17 @@ pub(crate) fn timed(
     let (sets, items) = (eval.dataset.predictions.len(), eval.items().len());
     let bar = Progress::new((sets * items) as u64, label);
     let start = Instant::now();
-    let worst = (0..sets * items)
-        .into_par_iter()
-        .map(|k| {
-            let t = Instant::now();
-            eval.result(k / items, k % items);
-            bar.inc();
-            (t.elapsed(), k / items, k % items)
-        })
-        .max_by_key(|(d, _, _)| *d);
+    let worst = sqlsuite::work_pool::run(|| {
+        (0..sets * items)
+            .into_par_iter()
+            .map(|k| {
+                let t = Instant::now();
+                eval.result(k / items, k % items);
+                bar.inc();
+                (t.elapsed(), k / items, k % items)
+            })
+            .max_by_key(|(d, _, _)| *d)
+    });
     let wall = start.elapsed();
     bar.finish();
     (wall, worst)

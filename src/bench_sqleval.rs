@@ -131,7 +131,7 @@ pub fn run(manifest: Manifest, options: SqlevalOptions) -> anyhow::Result<ExitCo
     println!(
         "sqlsuite eval ({} threads, cold caches): {:.3} s wall for {} pairs = {:.0} pairs/s \
          ({correct} correct, {exact} exact); slowest item {}",
-        rayon::current_num_threads(),
+        sqlsuite::work_pool::threads(),
         secs(wall),
         sets * items,
         (sets * items) as f64 / secs(wall).max(1e-9),

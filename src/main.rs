@@ -160,12 +160,7 @@ fn main() -> ExitCode {
 }
 
 fn set_jobs(jobs: Option<usize>) -> anyhow::Result<()> {
-    // Always built here: the pool's threads get the stack untrusted queries need.
-    rayon_pool(jobs.unwrap_or(0))
-}
-
-fn rayon_pool(n: usize) -> anyhow::Result<()> {
-    sqlsuite::evaluation::set_worker_threads(n).map_err(|e| anyhow::anyhow!(e))
+    sqlsuite::work_pool::set_threads(jobs.unwrap_or(0)).map_err(|e| anyhow::anyhow!(e))
 }
 
 /// Writes to stdout; a closed pipe (`| head`) ends the output quietly.

@@ -15,6 +15,7 @@ use crate::executor::Executor;
 use crate::manifest::Manifest;
 use crate::metric::{exact_match, Metric, Resources, Status, Verdict};
 use crate::registry::{self, Composition};
+use crate::work_pool;
 
 pub use crate::registry::OpenError;
 
@@ -146,7 +147,8 @@ impl Evaluation {
 
     /// The verdicts for one prediction (computed on first call).
     pub fn result(&self, set: usize, item: usize) -> &ItemResult {
-        self.results[set][item].get_or_init(|| self.judge(set, item))
+        // On a worker: the pool's stack is deep enough for SQLite's recursion.
+        self.results[set][item].get_or_init(|| work_pool::run(|| self.judge(set, item)))
     }
 
     /// The result if it has been computed already.
@@ -176,25 +178,29 @@ impl Evaluation {
 
     /// Computes every result of one prediction set, in parallel; `progress` is called after each.
     pub fn evaluate_set(&self, set: usize, progress: &(dyn Fn() + Sync)) -> Vec<&ItemResult> {
-        (0..self.dataset.items.len())
-            .into_par_iter()
-            .map(|i| {
-                let r = self.result(set, i);
-                progress();
-                r
-            })
-            .collect()
+        work_pool::run(|| {
+            (0..self.dataset.items.len())
+                .into_par_iter()
+                .map(|i| {
+                    let r = self.result(set, i);
+                    progress();
+                    r
+                })
+                .collect()
+        })
     }
 
     /// Computes every result of every set, in parallel.
     pub fn evaluate_all(&self, progress: &(dyn Fn() + Sync)) {
         let n = self.dataset.items.len();
-        (0..self.dataset.predictions.len() * n)
-            .into_par_iter()
-            .for_each(|k| {
-                self.result(k / n, k % n);
-                progress();
-            });
+        work_pool::run(|| {
+            (0..self.dataset.predictions.len() * n)
+                .into_par_iter()
+                .for_each(|k| {
+                    self.result(k / n, k % n);
+                    progress();
+                })
+        });
     }
 
     /// Trial-name index width: enough digits for the largest index.
@@ -207,16 +213,4 @@ impl Evaluation {
             .len()
             .max(1)
     }
-}
-
-/// Sets the number of worker threads evaluations use (once per process, before any
-/// evaluation; 0: one per core). Each has a stack deep enough for SQLite's recursion on
-/// untrusted SQL ([`crate::backend::sqlite::QUERY_STACK`]; reserved, not used, until a query
-/// needs it), so no query has to move to a fresh stack.
-pub fn set_worker_threads(n: usize) -> Result<(), String> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .stack_size(crate::backend::sqlite::QUERY_STACK + (16 << 20))
-        .build_global()
-        .map_err(|e| e.to_string())
 }

@@ -27,6 +27,7 @@ pub mod harness;
 pub mod manifest;
 pub mod metric;
 pub mod registry;
+pub mod work_pool;
 
 #[doc(hidden)]
 pub mod config;

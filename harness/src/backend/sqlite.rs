@@ -267,12 +267,9 @@ pub const QUERY_STACK: usize = 256 << 20;
 /// Below this much stack left, a query runs on a fresh stack of [`QUERY_STACK`] bytes.
 const STACK_RED_ZONE: usize = 64 << 20;
 
-/// Queries take it to read; a query that ran out of memory beside others takes it to write and
-/// runs again alone, so a verdict never depends on the memory of queries running beside it.
+/// Queries take it to read; a query that ran out of memory takes it to write and runs again
+/// alone, so a verdict never depends on the memory of queries running beside it.
 static ALONE: RwLock<()> = RwLock::new(());
-/// Queries running now, and queries started so far: a query that saw neither change ran alone.
-static RUNNING: AtomicU64 = AtomicU64::new(0);
-static STARTED: AtomicU64 = AtomicU64::new(0);
 
 /// Restricts a connection to reading: the authorizer and limits every untrusted query runs
 /// under. The test-suite generator applies it to a database it has just filled in memory.
@@ -408,19 +405,15 @@ fn decode_text(bytes: &[u8]) -> String {
 }
 
 /// Runs one query on an open connection under `limits` (what [`Sqlite::execute`] does once it
-/// has the connection): on a stack deep enough for SQLite's recursion, again alone if it ran
-/// out of memory beside other queries.
+/// has the connection): on a stack deep enough for SQLite's recursion (the work pool's threads
+/// have one; elsewhere a fresh one is mapped), and again alone if it ran out of memory.
 pub fn run_query(conn: &Connection, sql: &str, limits: &Limits) -> Result<ResultTable, QueryError> {
     stacker::maybe_grow(STACK_RED_ZONE, QUERY_STACK, || {
         let shared = ALONE.read().unwrap_or_else(|e| e.into_inner());
-        let started = STARTED.fetch_add(1, Ordering::SeqCst) + 1;
-        let beside = RUNNING.fetch_add(1, Ordering::SeqCst);
         let result = run_query_here(conn, sql, limits);
-        let after = RUNNING.fetch_sub(1, Ordering::SeqCst);
-        let alone = beside == 0 && after == 1 && STARTED.load(Ordering::SeqCst) == started;
         drop(shared);
         match result {
-            Err(QueryError::OutOfMemory { .. }) if !alone => {
+            Err(QueryError::OutOfMemory { .. }) => {
                 let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
                 run_query_here(conn, sql, limits)
             }

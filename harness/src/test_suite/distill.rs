@@ -24,6 +24,7 @@ use crate::backend::{Backend, Database, Limits, QueryError};
 use crate::denotation::{compare, CompareOptions, ResultTable};
 use crate::metric::exec::ExecOptions;
 use crate::metric::exec_plan::GoldPlan;
+use crate::work_pool;
 
 /// How to distil.
 #[derive(Debug, Clone)]
@@ -451,10 +452,12 @@ pub fn distill_schema(
     match &base {
         Target::File(db) => {
             let db = *db;
-            prepared
-                .par_iter_mut()
-                .zip(outcomes.par_iter_mut())
-                .for_each(|(p, o)| validate(p, o, &Target::File(db)));
+            work_pool::run(|| {
+                prepared
+                    .par_iter_mut()
+                    .zip(outcomes.par_iter_mut())
+                    .for_each(|(p, o)| validate(p, o, &Target::File(db)))
+            });
         }
         Target::Memory(_) => prepared
             .iter_mut()
@@ -842,15 +845,17 @@ pub fn distill_all(
     // Largest schemas first, so the last to finish is a small one.
     let mut order: Vec<usize> = (0..inputs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(inputs[i].golds.len()));
-    let mut results: Vec<(usize, SchemaOutcome)> = order
-        .par_iter()
-        .map(|&i| {
-            let input = &inputs[i];
-            let o = distill_schema(input, &out.join(&input.schema.db_id), options)?;
-            progress(&o);
-            Ok((i, o))
-        })
-        .collect::<Result<_, SuiteError>>()?;
+    let mut results: Vec<(usize, SchemaOutcome)> = work_pool::run(|| {
+        order
+            .par_iter()
+            .map(|&i| {
+                let input = &inputs[i];
+                let o = distill_schema(input, &out.join(&input.schema.db_id), options)?;
+                progress(&o);
+                Ok((i, o))
+            })
+            .collect::<Result<_, SuiteError>>()
+    })?;
     results.sort_by_key(|(i, _)| *i);
     Ok(results.into_iter().map(|(_, o)| o).collect())
 }
