@@ -114,6 +114,9 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         .iter()
         .map(|m| m.name())
         .collect();
+    if enabled.contains(&"bleu") {
+        return crate::bench_bleu::run(loaded);
+    }
     if enabled.contains(&"sqleval") {
         let mut options: SqlevalOptions = loaded.metric_options("sqleval")?.unwrap_or_default();
         if let Some(ms) = timeout_ms {

@@ -5,6 +5,7 @@
 //! * `sqlsuite distill <manifest> [--out DIR] [--seed N] [--budget N] [--time-budget SECS]`
 
 mod bench;
+mod bench_bleu;
 mod bench_sqleval;
 mod distill;
 mod progress;

@@ -127,6 +127,14 @@ impl Evaluation {
         self.metrics.iter().map(|m| m.name())
     }
 
+    /// The enabled metric named `name`.
+    pub fn metric(&self, name: &str) -> Option<&dyn Metric> {
+        self.metrics
+            .iter()
+            .find(|m| m.name() == name)
+            .map(|m| m.as_ref())
+    }
+
     pub fn items(&self) -> &[Item] {
         &self.dataset.items
     }

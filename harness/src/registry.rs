@@ -25,6 +25,7 @@ pub const FORMATS: &[FormatEntry] = &[
     dataset::interactions::ENTRY,
     dataset::sqleval::ENTRY,
     dataset::sede::ENTRY,
+    dataset::sql2text::ENTRY,
 ];
 
 /// The backends, by `[databases] backend`; the first is the default.
@@ -36,6 +37,8 @@ pub const METRICS: &[MetricEntry] = &[
     metric::exact_match::ENTRY,
     metric::sqleval::ENTRY,
     metric::pcm::ENTRY,
+    metric::bleu::ENTRY,
+    metric::text_match::ENTRY,
 ];
 
 /// A set of entries to compose manifests with: [`STANDARD`] is sqlsuite's; a test or an

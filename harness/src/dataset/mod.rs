@@ -13,6 +13,8 @@ pub mod sede;
 #[doc(hidden)]
 pub mod spider;
 #[doc(hidden)]
+pub mod sql2text;
+#[doc(hidden)]
 pub mod sqleval;
 #[doc(hidden)]
 pub mod tables;
@@ -99,6 +101,11 @@ pub struct Item {
     /// The values the gold was written with, where the dataset records them (the classical
     /// datasets' `variables`).
     pub variables: Vec<Variable>,
+    /// Text-generation datasets (SQL-to-text): every reference text, `gold` being the first;
+    /// empty elsewhere.
+    pub references: Vec<String>,
+    /// Text-generation datasets: the SQL the references describe (the model's input).
+    pub described_sql: Option<String>,
 }
 
 /// A value of the gold (a classical dataset's variable): its name and type, the example value the
@@ -130,6 +137,8 @@ impl Item {
             hardness: None,
             category: None,
             variables: Vec::new(),
+            references: Vec::new(),
+            described_sql: None,
         }
     }
 }

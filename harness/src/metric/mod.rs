@@ -5,12 +5,14 @@
 //! [`crate::denotation`]). A new metric is one module here that defines its [`MetricEntry`]
 //! (`pub const ENTRY`), and one line in [`crate::registry::METRICS`].
 
+pub mod bleu;
 pub mod exact_match;
 pub mod exec;
 #[doc(hidden)]
 pub mod exec_plan;
 pub mod pcm;
 pub mod sqleval;
+pub mod text_match;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -154,6 +156,14 @@ pub trait Metric: Send + Sync + fmt::Debug {
         databases: &[Database],
         executor: &Executor,
     ) -> Verdict;
+
+    /// Scores of a whole corpus that are not means of per-item scores (corpus BLEU), over the
+    /// scored `(item, prediction)` pairs of a prediction set or of a group of its items; a
+    /// score named like the metric is what the gate's `min_accuracy` checks, on a 0–1 scale.
+    /// Empty for most metrics.
+    fn corpus_scores(&self, _pairs: &[(&Item, &str)]) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 }
 
 /// Whether a verdict code (as a snapshot records it) means correct: `correct`, or a kind of

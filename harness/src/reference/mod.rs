@@ -10,6 +10,7 @@
 //! * [`defog`]: Defog SQL-Eval's gold expansion and result comparison (the reference of the
 //!   `sqleval` format and metric).
 //! * [`pcm`]: SEDE's Partial Component Match over sqlparser's MsSql dialect.
+//! * [`sacrebleu`]: sacreBLEU's BLEU (13a tokenizer, smoothing) for SQL-to-text.
 //!
 //! The rest of the library reaches this wing only through [`crate::metric`]: each metric
 //! builds on its reference and re-exports what other modules need of it. The wing itself may
@@ -21,6 +22,7 @@ pub mod defog;
 pub mod pcm;
 pub mod plug_value;
 mod py_regex;
+pub mod sacrebleu;
 pub mod spider_sql;
 pub mod spider_text;
 pub mod sqlparse;

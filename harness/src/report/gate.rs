@@ -9,6 +9,21 @@ pub fn check(gate: &Gate, summary: &Summary) -> Result<(), String> {
     let Some(&min) = gate.min_accuracy.get(&summary.metric) else {
         return Ok(());
     };
+    // A metric with a corpus score of its own name (corpus BLEU) is gated on it.
+    if let Some((_, score)) = summary.corpus.iter().find(|(n, _)| *n == summary.metric) {
+        if score + 1e-12 >= min {
+            return Ok(());
+        }
+        return Err(format!(
+            "{}::{}: corpus {} {:.2} is below the gate's minimum {:.2} by {:.2}",
+            summary.dataset,
+            summary.predictions,
+            summary.metric,
+            100.0 * score,
+            100.0 * min,
+            100.0 * (min - score)
+        ));
+    }
     let acc = summary.total.accuracy();
     if acc + 1e-12 >= min {
         return Ok(());
@@ -52,6 +67,8 @@ mod tests {
             by_category: Default::default(),
             interactions: None,
             score_sums: Vec::new(),
+            corpus: Vec::new(),
+            corpus_by_category: Default::default(),
         };
         let e = check(&gate, &s).unwrap_err();
         assert!(
@@ -63,6 +80,19 @@ mod tests {
         assert_eq!(check(&gate, &s), Ok(()));
         s.metric = "other".into();
         s.total.correct = 0;
+        assert_eq!(check(&gate, &s), Ok(()));
+
+        // A corpus score named like the metric is what is gated, not the accuracy.
+        gate.min_accuracy.insert("bleu".into(), 0.25);
+        s.metric = "bleu".into();
+        s.total.correct = 10;
+        s.corpus = vec![("bleu".into(), 0.2)];
+        let e = check(&gate, &s).unwrap_err();
+        assert!(
+            e.contains("corpus bleu 20.00 is below the gate's minimum 25.00 by 5.00"),
+            "{e}"
+        );
+        s.corpus = vec![("bleu".into(), 0.25)];
         assert_eq!(check(&gate, &s), Ok(()));
     }
 }

@@ -30,6 +30,9 @@ pub fn failure(eval: &Evaluation, set: usize, index: usize) -> String {
     if let Some(q) = &item.question {
         out.push_str(&format!("question:   {q}\n"));
     }
+    if let Some(sql) = &item.described_sql {
+        out.push_str(&format!("sql:        {sql}\n"));
+    }
     for (metric, v) in &eval.result(set, index).verdicts {
         if v.status == Status::Correct {
             continue;

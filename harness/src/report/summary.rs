@@ -66,6 +66,11 @@ pub struct Summary {
     /// Graded scores (`pcm_f1`, …) summed over the scored items, in the verdicts' order; their
     /// means are `sum / total.scored()`.
     pub score_sums: Vec<(String, f64)>,
+    /// Corpus-level scores over the scored items (corpus BLEU, a fraction), as the metric
+    /// computes them ([`Metric::corpus_scores`](crate::metric::Metric::corpus_scores)).
+    pub corpus: Vec<(String, f64)>,
+    /// The same per category, for categories with corpus scores.
+    pub corpus_by_category: BTreeMap<String, Vec<(String, f64)>>,
 }
 
 /// The official evaluator's turn groups.
@@ -92,7 +97,12 @@ impl Summary {
             by_turn: BTreeMap::new(),
             interactions: None,
             score_sums: Vec::new(),
+            corpus: Vec::new(),
+            corpus_by_category: BTreeMap::new(),
         };
+        // Scored (item, prediction) pairs, overall and per category, for corpus scores.
+        let mut scored = Vec::new();
+        let mut scored_by_category: BTreeMap<&str, Vec<_>> = BTreeMap::new();
         // Worst status per interaction: Correct < Incorrect < GoldError < Skipped.
         let mut interactions: BTreeMap<usize, Status> = BTreeMap::new();
         for (i, item) in eval.items().iter().enumerate() {
@@ -101,6 +111,11 @@ impl Summary {
             };
             s.total.add(v.status);
             if matches!(v.status, Status::Correct | Status::Incorrect) {
+                let pair = (item, eval.prediction(set, i));
+                scored.push(pair);
+                if let Some(c) = &item.category {
+                    scored_by_category.entry(c).or_default().push(pair);
+                }
                 for (name, value) in v.scores.iter() {
                     match s.score_sums.iter_mut().find(|(n, _)| n == name) {
                         Some((_, sum)) => *sum += value,
@@ -124,6 +139,21 @@ impl Summary {
                     .add(v.status);
                 let worst = interactions.entry(t.interaction).or_insert(Status::Correct);
                 *worst = (*worst).max(v.status);
+            }
+        }
+        if let Some(m) = eval.metric(metric) {
+            let owned = |scores: Vec<(&str, f64)>| {
+                scores
+                    .into_iter()
+                    .map(|(n, v)| (n.to_owned(), v))
+                    .collect::<Vec<_>>()
+            };
+            s.corpus = owned(m.corpus_scores(&scored));
+            if !s.corpus.is_empty() {
+                for (c, pairs) in &scored_by_category {
+                    s.corpus_by_category
+                        .insert((*c).to_owned(), owned(m.corpus_scores(pairs)));
+                }
             }
         }
         if !interactions.is_empty() {
@@ -194,6 +224,12 @@ impl Summary {
                 t.gold_errors
             );
         }
+        if !self.corpus.is_empty() {
+            let _ = writeln!(out, "  corpus (0–100): {}", scores_text(&self.corpus));
+            for (c, scores) in &self.corpus_by_category {
+                let _ = writeln!(out, "    {c}: {}", scores_text(scores));
+            }
+        }
         if !self.reasons.is_empty() {
             let reasons: Vec<String> = self
                 .reasons
@@ -245,6 +281,15 @@ impl Summary {
         }
         out
     }
+}
+
+/// `bleu 23.45, …`: fractions on a 0–100 scale.
+fn scores_text(scores: &[(String, f64)]) -> String {
+    scores
+        .iter()
+        .map(|(n, v)| format!("{n} {:.2}", 100.0 * v))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A table of tallies, one row per group.
