@@ -29,6 +29,8 @@ pub mod metric;
 pub mod registry;
 
 #[doc(hidden)]
+pub mod compose;
+#[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
 pub mod denotation;

@@ -1,0 +1,162 @@
+//! Alignment quality: how many question words are tagged, how many clauses get an empty
+//! fragment, how much of each question the fragments cover; and the same with each adjustment
+//! rule switched, which is the measurement behind each rule.
+
+use std::collections::BTreeMap;
+
+use super::clauses::ClauseKind;
+use super::tagging::{Normalizer, Rules};
+use super::{align, Alignment, Schema, Source};
+
+/// Alignment counts over a set of source pairs (punctuation is not a word here).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Quality {
+    /// Question words.
+    pub words: usize,
+    /// Words with at least one tag.
+    pub tagged: usize,
+    /// Words inside some clause's fragment.
+    pub in_fragments: usize,
+    /// Clauses.
+    pub clauses: usize,
+    /// Clauses whose fragment has no word.
+    pub empty_fragments: usize,
+}
+
+impl Quality {
+    /// Share of words tagged.
+    pub fn coverage(&self) -> f64 {
+        ratio(self.tagged, self.words)
+    }
+
+    /// Share of words inside some fragment.
+    pub fn fragment_coverage(&self) -> f64 {
+        ratio(self.in_fragments, self.words)
+    }
+
+    /// Share of clauses with an empty fragment.
+    pub fn empty_share(&self) -> f64 {
+        ratio(self.empty_fragments, self.clauses)
+    }
+
+    /// Adds one alignment's counts.
+    pub fn add(&mut self, a: &Alignment) {
+        let mut inside = vec![false; a.words.len()];
+        for f in &a.fragments {
+            for &p in f {
+                if let Some(x) = inside.get_mut(p) {
+                    *x = true;
+                }
+            }
+        }
+        for (i, w) in a.words.iter().enumerate() {
+            if is_word(w) {
+                self.words += 1;
+                self.tagged += usize::from(a.tags[i] != 0);
+                self.in_fragments += usize::from(inside[i]);
+            }
+        }
+        self.clauses += a.clauses.len();
+        self.empty_fragments += a
+            .fragments
+            .iter()
+            .filter(|f| {
+                !f.iter()
+                    .any(|&p| a.words.get(p).is_some_and(|w| is_word(w)))
+            })
+            .count();
+    }
+}
+
+/// Whether a question token is a word (has a letter or digit).
+pub fn is_word(w: &str) -> bool {
+    w.chars().any(char::is_alphanumeric)
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Overall quality and quality over the source pairs whose query has each clause kind.
+pub fn by_kind(alignments: &[Alignment]) -> (Quality, BTreeMap<ClauseKind, Quality>) {
+    let mut all = Quality::default();
+    let mut per: BTreeMap<ClauseKind, Quality> = BTreeMap::new();
+    for a in alignments {
+        all.add(a);
+        let mut kinds: Vec<ClauseKind> = a.clauses.iter().map(|c| c.kind).collect();
+        kinds.dedup();
+        for k in kinds {
+            per.entry(k).or_default().add(a);
+        }
+    }
+    (all, per)
+}
+
+/// Quality under `rules` and under each variant with one rule switched.
+pub fn ablation(
+    sources: &[(usize, &Source)],
+    schemas: &BTreeMap<String, Schema>,
+    norm: &Normalizer,
+    rules: Rules,
+) -> Vec<(String, Quality)> {
+    let variants = [
+        ("as run".to_owned(), rules),
+        (
+            switched("and_wh_select", rules.and_wh_select),
+            Rules {
+                and_wh_select: !rules.and_wh_select,
+                ..rules
+            },
+        ),
+        (
+            switched("noun_wh_not_select", rules.noun_wh_not_select),
+            Rules {
+                noun_wh_not_select: !rules.noun_wh_not_select,
+                ..rules
+            },
+        ),
+        (
+            switched("first_word_select", rules.first_word_select),
+            Rules {
+                first_word_select: !rules.first_word_select,
+                ..rules
+            },
+        ),
+        (
+            switched("fill_between", rules.fill_between),
+            Rules {
+                fill_between: !rules.fill_between,
+                ..rules
+            },
+        ),
+        (
+            "no adjustment rule".to_owned(),
+            Rules {
+                and_wh_select: false,
+                noun_wh_not_select: false,
+                first_word_select: false,
+                fill_between: false,
+            },
+        ),
+    ];
+    variants
+        .into_iter()
+        .map(|(name, r)| {
+            let mut q = Quality::default();
+            for &(i, s) in sources {
+                if let Ok(a) = align(i, s, schemas.get(&s.db_id), norm, r) {
+                    q.add(&a);
+                }
+            }
+            (name, q)
+        })
+        .collect()
+}
+
+fn switched(name: &str, on: bool) -> String {
+    format!("{name} {}", if on { "off" } else { "on" })
+}
