@@ -179,8 +179,9 @@ fn error_kind(error: &str) -> String {
 fn quality_row(s: &mut String, label: &str, q: &Quality) {
     let _ = writeln!(
         s,
-        "| {label} | {} | {} | {} | {} | {} |",
+        "| {label} | {} | {} | {} | {} | {} | {} |",
         q.words,
+        q.tagged,
         pct(1.0 - q.coverage()),
         pct(q.fragment_coverage()),
         q.clauses,
@@ -189,8 +190,8 @@ fn quality_row(s: &mut String, label: &str, q: &Quality) {
 }
 
 fn coverage(s: &mut String, c: &Composition) {
-    let header = "| | words | untagged | in a fragment | clauses | empty fragments |\n\
-                  | --- | ---: | ---: | ---: | ---: | ---: |";
+    let header = "| | words | tagged | untagged | in a fragment | clauses | empty fragments |\n\
+                  | --- | ---: | ---: | ---: | ---: | ---: | ---: |";
     let _ = writeln!(
         s,
         "## Alignment coverage\n\nWords are question tokens with a letter or digit. Per clause \
