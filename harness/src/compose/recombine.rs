@@ -59,7 +59,8 @@ pub fn render(words: &[String], positions: &[usize]) -> String {
         if attaches && out.is_empty() {
             continue;
         }
-        if !out.is_empty() && !(attaches && w != "(" && w != "\"") {
+        let glued = attaches && w != "(" && w != "\"";
+        if !out.is_empty() && !glued {
             out.push(' ');
         }
         out.push_str(w);

@@ -10,6 +10,9 @@ use super::quality::{self, Quality};
 use super::recombine::render as render_words;
 use super::Composition;
 
+/// SQL and question token counts of a group of pairs.
+type Lengths = (Vec<usize>, Vec<usize>);
+
 /// Alignment examples shown per clause kind.
 const EXAMPLES_PER_KIND: usize = 3;
 
@@ -126,7 +129,7 @@ fn lengths(s: &mut String, c: &Composition) {
          | split | clauses | pairs | SQL min | SQL mean | SQL max | NL min | NL mean | NL max |\n\
          | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
-    let mut groups: BTreeMap<(&str, usize), (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+    let mut groups: BTreeMap<(&str, usize), Lengths> = BTreeMap::new();
     for p in &c.pairs {
         let g = groups.entry((p.split, p.clause_count)).or_default();
         g.0.push(token_count(&p.query));

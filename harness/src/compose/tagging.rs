@@ -522,10 +522,12 @@ mod tests {
         let o = ClauseKind::OrderBy.bit();
         assert_eq!(tags[0], s); // Find
         assert_eq!(tags[2] & s, s); // first
-        assert_eq!(tags[8] & w, w); // whose
-        assert_eq!(tags[9] & w, w); // hand
-        assert_eq!(tags[13] & o, o); // sorted
-        assert_eq!(tags[16] & o, o); // date
+        assert_eq!(tags[8] & s, s); // players
+        assert_eq!(tags[9] & w, w); // whose
+        assert_eq!(tags[10] & w, w); // hand
+        assert_eq!(tags[12] & w, w); // L
+        assert_eq!(tags[14] & o, o); // sorted
+        assert_eq!(tags[17] & o, o); // date
     }
 
     #[test]
