@@ -267,7 +267,7 @@ pub struct Composition {
     /// Alignments of the source pairs that were split.
     pub alignments: Vec<Alignment>,
     /// Alignment quality with the default rules and with each rule switched.
-    pub ablation: Vec<(String, quality::Quality)>,
+    pub ablation: Vec<quality::Variant>,
     /// The template split's test share (the clause split's), where used.
     pub template_test_share: Option<f64>,
 }

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::clauses::ClauseKind;
+use super::recombine::render;
 use super::tagging::{Normalizer, Rules};
 use super::{align, Alignment, Schema, Source};
 
@@ -96,13 +97,29 @@ pub fn by_kind(alignments: &[Alignment]) -> (Quality, BTreeMap<ClauseKind, Quali
     (all, per)
 }
 
-/// Quality under `rules` and under each variant with one rule switched.
+/// One variant of the rules against the rules as run.
+#[derive(Clone, Debug, Default)]
+pub struct Variant {
+    /// What was switched.
+    pub name: String,
+    /// Quality under the variant.
+    pub quality: Quality,
+    /// Words whose tags differ from the run's.
+    pub tags_changed: usize,
+    /// Clause fragments that differ from the run's.
+    pub fragments_changed: usize,
+    /// The first changed fragment: question, clause, fragment as run, fragment in the variant.
+    pub example: Option<[String; 4]>,
+}
+
+/// Quality under `rules` and under each variant with one rule switched, with what each
+/// variant changes.
 pub fn ablation(
     sources: &[(usize, &Source)],
     schemas: &BTreeMap<String, Schema>,
     norm: &Normalizer,
     rules: Rules,
-) -> Vec<(String, Quality)> {
+) -> Vec<Variant> {
     let variants = [
         ("as run".to_owned(), rules),
         (
@@ -143,16 +160,41 @@ pub fn ablation(
             },
         ),
     ];
+    let run = |r: Rules| -> Vec<Alignment> {
+        sources
+            .iter()
+            .filter_map(|&(i, s)| align(i, s, schemas.get(&s.db_id), norm, r).ok())
+            .collect()
+    };
+    let base = run(rules);
     variants
         .into_iter()
         .map(|(name, r)| {
-            let mut q = Quality::default();
-            for &(i, s) in sources {
-                if let Ok(a) = align(i, s, schemas.get(&s.db_id), norm, r) {
-                    q.add(&a);
+            let aligned = run(r);
+            let mut v = Variant {
+                name,
+                ..Variant::default()
+            };
+            for (a, b) in aligned.iter().zip(&base) {
+                v.quality.add(a);
+                v.tags_changed += a.tags.iter().zip(&b.tags).filter(|(x, y)| x != y).count();
+                for (c, (fa, fb)) in a.fragments.iter().zip(&b.fragments).enumerate() {
+                    if fa == fb {
+                        continue;
+                    }
+                    v.fragments_changed += 1;
+                    if v.example.is_none() {
+                        let all: Vec<usize> = (0..a.words.len()).collect();
+                        v.example = Some([
+                            render(&a.words, &all),
+                            a.clauses[c].text.clone(),
+                            render(&b.words, fb),
+                            render(&a.words, fa),
+                        ]);
+                    }
                 }
             }
-            (name, q)
+            v
         })
         .collect()
 }

@@ -206,8 +206,29 @@ fn coverage(s: &mut String, c: &Composition) {
         quality_row(s, kind.name(), q);
     }
     let _ = writeln!(s, "\n### Adjustment rules, each switched\n\n{header}");
-    for (name, q) in &c.ablation {
-        quality_row(s, name, q);
+    for v in &c.ablation {
+        quality_row(s, &v.name, &v.quality);
+    }
+    let _ = writeln!(
+        s,
+        "\n| | words whose tags change | clause fragments that change |\n| --- | ---: | ---: |"
+    );
+    for v in &c.ablation {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} |",
+            v.name, v.tags_changed, v.fragments_changed
+        );
+    }
+    let _ = writeln!(s);
+    for v in &c.ablation {
+        if let Some([q, clause, run, variant]) = &v.example {
+            let _ = writeln!(
+                s,
+                "- {}: {q}\n  - clause: `{clause}`\n  - as run: {run}\n  - switched: {variant}",
+                v.name
+            );
+        }
     }
     let _ = writeln!(s);
 }
