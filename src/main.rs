@@ -3,10 +3,12 @@
 //! * `sqlsuite eval <manifest> [--format text|jsonl] [--predictions NAME]…`
 //! * `sqlsuite bench <manifest>`
 //! * `sqlsuite distill <manifest> [--out DIR] [--seed N] [--budget N] [--time-budget SECS]`
+//! * `sqlsuite compose <spider json> --tables FILE --databases DIR --out DIR [--split clauses|template] [--seed N]`
 
 mod bench;
 mod bench_bleu;
 mod bench_sqleval;
+mod compose;
 mod distill;
 mod progress;
 
@@ -34,6 +36,14 @@ enum Format {
     Text,
     /// One JSON object per item and metric.
     Jsonl,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ComposeSplit {
+    /// Fewer than three clauses: train; three or more: test.
+    Clauses,
+    /// By query template (literals anonymized), each template to one side by a seeded hash.
+    Template,
 }
 
 #[derive(Subcommand)]
@@ -106,6 +116,33 @@ enum Command {
         #[arg(long)]
         jobs: Option<usize>,
     },
+    /// Build SpiderCompose from a Spider-format JSON file: clauses split, question words
+    /// aligned, clauses of each query recombined (executed on the database), split by clause
+    /// count; writes <out>/compose.json and <out>/report.md.
+    Compose {
+        /// Spider-format JSON array (db_id, query, question, question_toks).
+        input: PathBuf,
+        /// Spider's tables.json (natural-language table and column names).
+        #[arg(long)]
+        tables: PathBuf,
+        /// Directory with <db_id>/<db_id>.sqlite.
+        #[arg(long)]
+        databases: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value = "clauses")]
+        split: ComposeSplit,
+        /// Seed of the template split's hash.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Time limit of each composed query.
+        #[arg(long, default_value_t = 10_000)]
+        timeout_ms: u64,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -148,6 +185,29 @@ fn main() -> ExitCode {
                 keep_ambiguous,
                 witnesses,
                 max_steps,
+            })
+        }),
+        Command::Compose {
+            input,
+            tables,
+            databases,
+            out,
+            split,
+            seed,
+            timeout_ms,
+            jobs,
+        } => set_jobs(jobs).and_then(|()| {
+            compose::run(&compose::Args {
+                input,
+                tables,
+                databases,
+                out,
+                split: match split {
+                    ComposeSplit::Clauses => sqlsuite::compose::SplitMode::Clauses,
+                    ComposeSplit::Template => sqlsuite::compose::SplitMode::Template,
+                },
+                seed,
+                timeout_ms,
             })
         }),
     };

@@ -30,6 +30,8 @@ pub mod registry;
 pub mod work_pool;
 
 #[doc(hidden)]
+pub mod compose;
+#[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
 pub mod denotation;
