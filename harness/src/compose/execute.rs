@@ -8,6 +8,7 @@ use std::time::Duration;
 use rayon::prelude::*;
 
 use crate::backend::{sqlite, Limits};
+use crate::work_pool;
 
 /// Runs each `(db_id, sql)` of `jobs` on `databases/<db_id>/<db_id>.sqlite` (one connection
 /// per database, databases in parallel, each distinct query once) and returns, in `jobs`'
@@ -27,31 +28,34 @@ pub fn run_all(
         ..Limits::default()
     };
     let groups: Vec<(&str, Vec<usize>)> = by_db.into_iter().collect();
-    let done: Vec<Vec<(usize, Result<(), String>)>> = groups
-        .par_iter()
-        .map(|(db, indices)| {
-            let path = databases.join(db).join(format!("{db}.sqlite"));
-            let conn = sqlite::open(&path).map_err(|e| format!("{}: {e}", path.display()));
-            let mut seen: BTreeMap<&str, Result<(), String>> = BTreeMap::new();
-            indices
-                .iter()
-                .map(|&i| {
-                    let sql = jobs[i].1.as_str();
-                    let result = seen
-                        .entry(sql)
-                        .or_insert_with(|| match &conn {
-                            Ok(c) => sqlite::run_query(c, sql, &limits)
-                                .map(|_| ())
-                                .map_err(|e| e.to_string()),
-                            Err(e) => Err(e.clone()),
-                        })
-                        .clone();
-                    progress();
-                    (i, result)
-                })
-                .collect()
-        })
-        .collect();
+    // On the work pool, whose threads have the stack untrusted SQL needs.
+    let done: Vec<Vec<(usize, Result<(), String>)>> = work_pool::run(|| {
+        groups
+            .par_iter()
+            .map(|(db, indices)| {
+                let path = databases.join(db).join(format!("{db}.sqlite"));
+                let conn = sqlite::open(&path).map_err(|e| format!("{}: {e}", path.display()));
+                let mut seen: BTreeMap<&str, Result<(), String>> = BTreeMap::new();
+                indices
+                    .iter()
+                    .map(|&i| {
+                        let sql = jobs[i].1.as_str();
+                        let result = seen
+                            .entry(sql)
+                            .or_insert_with(|| match &conn {
+                                Ok(c) => sqlite::run_query(c, sql, &limits)
+                                    .map(|_| ())
+                                    .map_err(|e| e.to_string()),
+                                Err(e) => Err(e.clone()),
+                            })
+                            .clone();
+                        progress();
+                        (i, result)
+                    })
+                    .collect()
+            })
+            .collect()
+    });
     let mut out: Vec<Result<(), String>> = vec![Ok(()); jobs.len()];
     for (i, r) in done.into_iter().flatten() {
         out[i] = r;

@@ -264,6 +264,10 @@ pub struct Composition {
     pub empty_questions: usize,
     /// Combinations equal (db, SQL, question) to one emitted before (not emitted again).
     pub duplicates: usize,
+    /// Combinations whose question is that of another combination of the same source pair
+    /// with more clauses (the text cannot tell their SQL apart): not emitted, only the one
+    /// with the most clauses is.
+    pub ambiguous_questions: usize,
     /// Alignments of the source pairs that were split.
     pub alignments: Vec<Alignment>,
     /// Alignment quality with the default rules and with each rule switched.
@@ -344,6 +348,21 @@ pub fn compose(
         .collect();
     let results = execute::run_all(&jobs, databases, options.timeout, progress);
 
+    // Per (source, question): the most clauses a combination with that question has. Two
+    // combinations with one text but different SQL would teach a model that the text describes
+    // either; the text describes the larger one (it holds the other clauses' words).
+    let mut most: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+    for ((i, combo, question), result) in candidates.iter().zip(&results) {
+        if result.is_ok() && !question.is_empty() {
+            let m = most.entry((*i, question.as_str())).or_default();
+            *m = (*m).max(combo.chosen.len());
+        }
+    }
+    let most: BTreeMap<(usize, String), usize> = most
+        .into_iter()
+        .map(|((i, q), n)| ((i, q.to_owned()), n))
+        .collect();
+    let mut kept: BTreeSet<(usize, String)> = BTreeSet::new();
     let mut seen: BTreeSet<(String, String, String)> = BTreeSet::new();
     for ((source_index, combo, question), result) in candidates.into_iter().zip(results) {
         let db_id = sources[source_index].db_id.clone();
@@ -362,6 +381,11 @@ pub fn compose(
         }
         if !seen.insert((db_id.clone(), combo.sql.clone(), question.clone())) {
             out.duplicates += 1;
+            continue;
+        }
+        let key = (source_index, question.clone());
+        if most.get(&key) != Some(&combo.chosen.len()) || !kept.insert(key) {
+            out.ambiguous_questions += 1;
             continue;
         }
         let a = out

@@ -84,6 +84,12 @@ fn counts(s: &mut String, c: &Composition) {
         "- duplicate pairs (same database, SQL and question; not emitted): {}",
         c.duplicates
     );
+    let _ = writeln!(
+        s,
+        "- combinations whose question another combination of the same pair with more clauses \
+         has (the text cannot tell them apart; not emitted): {}",
+        c.ambiguous_questions
+    );
     let _ = writeln!(s, "- pairs emitted: {}", c.pairs.len());
     if let Some(share) = c.template_test_share {
         let _ = writeln!(

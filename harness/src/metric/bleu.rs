@@ -182,7 +182,10 @@ mod tests {
 
         let near = "How many singers are there in total?";
         let v = judge(BleuOptions::default(), &refs, near);
-        assert_eq!((v.status, v.code.as_str()), (Status::Incorrect, "text_differs"));
+        assert_eq!(
+            (v.status, v.code.as_str()),
+            (Status::Incorrect, "text_differs")
+        );
         let bleu = v.scores[0].1;
         assert!(bleu > 40.0 && bleu < 100.0, "{bleu}");
         assert!(v.reason.contains("sentence BLEU") && v.details.contains("reference:"));
@@ -192,14 +195,21 @@ mod tests {
             ..BleuOptions::default()
         };
         let v = judge(at(bleu), &refs, near);
-        assert_eq!((v.status, v.code.as_str()), (Status::Correct, "correct_bleu"));
+        assert_eq!(
+            (v.status, v.code.as_str()),
+            (Status::Correct, "correct_bleu")
+        );
         let v = judge(at(bleu + 0.01), &refs, near);
         assert_eq!(v.status, Status::Incorrect);
     }
 
     #[test]
     fn case_counts_unless_lowercased_and_an_empty_reference_is_a_gold_error() {
-        let v = judge(BleuOptions::default(), &["List all names."], "list all names.");
+        let v = judge(
+            BleuOptions::default(),
+            &["List all names."],
+            "list all names.",
+        );
         assert_eq!(v.status, Status::Incorrect);
         let lc = BleuOptions {
             lowercase: true,
