@@ -200,14 +200,20 @@ impl Evaluation {
 
     /// Computes every result of every set, in parallel.
     pub fn evaluate_all(&self, progress: &(dyn Fn() + Sync)) {
+        let sets: Vec<usize> = (0..self.dataset.predictions.len()).collect();
+        self.evaluate_sets(&sets, progress);
+    }
+
+    /// Computes every result of the given sets in one parallel pass over all their (set, item)
+    /// pairs: no barrier between sets, so a slow prediction of one set does not leave a worker
+    /// idle while another set waits.
+    pub fn evaluate_sets(&self, sets: &[usize], progress: &(dyn Fn() + Sync)) {
         let n = self.dataset.items.len();
         work_pool::run(|| {
-            (0..self.dataset.predictions.len() * n)
-                .into_par_iter()
-                .for_each(|k| {
-                    self.result(k / n, k % n);
-                    progress();
-                })
+            (0..sets.len() * n).into_par_iter().for_each(|k| {
+                self.result(sets[k / n], k % n);
+                progress();
+            })
         });
     }
 
