@@ -173,3 +173,15 @@ fn unavailable_data_is_one_ignored_trial_unless_required() {
         assert_eq!(c.num_ignored, 1);
     }
 }
+
+#[test]
+fn evaluate_sets_judges_exactly_the_sets_it_is_given() {
+    let eval = Evaluation::open("datasets/demo/demo.toml").unwrap();
+    let n = eval.items().len();
+    eval.evaluate_sets(&[1], &|| {});
+    assert!((0..n).all(|i| eval.computed(1, i).is_some()));
+    assert!((0..n).all(|i| eval.computed(0, i).is_none()));
+    // The same verdicts as judging one item at a time.
+    let alone = Evaluation::open("datasets/demo/demo.toml").unwrap();
+    assert!((0..n).all(|i| alone.result(1, i) == eval.result(1, i)));
+}
