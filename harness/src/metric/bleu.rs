@@ -72,16 +72,13 @@ pub fn references(item: &Item) -> &[String] {
     }
 }
 
-impl BleuMetric {
-    /// The preprocessed references and prediction of one item.
-    fn segments(&self, item: &Item, prediction: &str) -> (String, Vec<String>) {
-        let lc = self.options.lowercase;
-        let refs = references(item)
-            .iter()
-            .map(|r| sacrebleu::preprocess(r, lc))
-            .collect();
-        (sacrebleu::preprocess(prediction, lc), refs)
-    }
+/// The preprocessed (`13a`-tokenized) prediction and references of one item.
+pub fn segments(item: &Item, prediction: &str, lowercase: bool) -> (String, Vec<String>) {
+    let refs = references(item)
+        .iter()
+        .map(|r| sacrebleu::preprocess(r, lowercase))
+        .collect();
+    (sacrebleu::preprocess(prediction, lowercase), refs)
 }
 
 /// `p1/p2/p3/p4 (BP b, hyp/ref tokens h/r)`.
@@ -106,7 +103,7 @@ impl Metric for BleuMetric {
     }
 
     fn evaluate(&self, item: &Item, prediction: &str, _: &[Database], _: &Executor) -> Verdict {
-        let (hyp, refs) = self.segments(item, prediction);
+        let (hyp, refs) = segments(item, prediction, self.options.lowercase);
         if refs.iter().all(String::is_empty) {
             return Verdict::gold_error("the item has no reference text");
         }
@@ -147,7 +144,7 @@ impl Metric for BleuMetric {
     fn corpus_scores(&self, pairs: &[(&Item, &str)]) -> Vec<(&'static str, f64)> {
         let mut total = Stats::default();
         for (item, prediction) in pairs {
-            let (hyp, refs) = self.segments(item, prediction);
+            let (hyp, refs) = segments(item, prediction, self.options.lowercase);
             total += sacrebleu::segment_stats(&hyp, &refs);
         }
         vec![("bleu", sacrebleu::corpus(total).score / 100.0)]

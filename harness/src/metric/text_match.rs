@@ -4,13 +4,12 @@
 
 use serde::Deserialize;
 
-use super::bleu::references;
+use super::bleu::segments;
 use super::{Metric, MetricEntry, Resources, Verdict};
 use crate::backend::Database;
 use crate::config::{FromSection, ManifestError, Section};
 use crate::dataset::Item;
 use crate::executor::Executor;
-use crate::reference::sacrebleu::preprocess;
 
 /// `[metrics.text_match]` options.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -55,12 +54,10 @@ impl Metric for TextMatch {
     }
 
     fn evaluate(&self, item: &Item, prediction: &str, _: &[Database], _: &Executor) -> Verdict {
-        let lc = self.options.lowercase;
-        let refs: Vec<String> = references(item).iter().map(|r| preprocess(r, lc)).collect();
+        let (hyp, refs) = segments(item, prediction, self.options.lowercase);
         if refs.iter().all(String::is_empty) {
             return Verdict::gold_error("the item has no reference text");
         }
-        let hyp = preprocess(prediction, lc);
         if refs.contains(&hyp) {
             return Verdict::correct();
         }

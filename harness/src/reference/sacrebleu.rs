@@ -1,6 +1,6 @@
 //! sacreBLEU's BLEU (version 2.x, checked against 2.6.0): its default `13a` tokenizer, the
 //! sufficient statistics of one segment against its references, and the score computed from
-//! them with its smoothing methods (`spec/bleu.md`).
+//! them with its default `exp` smoothing (`spec/bleu.md`).
 //!
 //! Corpus BLEU is computed from the statistics summed over all segments, sentence BLEU from one
 //! segment's; both are on sacreBLEU's 0–100 scale.
@@ -223,19 +223,6 @@ fn closest_ref_len(hyp_len: usize, ref_lens: impl Iterator<Item = usize>) -> u64
     best.map_or(0, |(_, l)| l as u64)
 }
 
-/// sacreBLEU's smoothing methods.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Smoothing {
-    /// No smoothing: a zero precision makes the score 0.
-    None,
-    /// A zero precision counts as `value / total` (default value 0.1).
-    Floor(f64),
-    /// Orders above 1 get `value` added to matches and totals (default value 1).
-    AddK(f64),
-    /// The NIST (mteval-v13a) method: the k-th zero precision counts as `1 / (2^k × total)`.
-    Exp,
-}
-
 /// A BLEU score and its parts, on the 0–100 scale.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bleu {
@@ -246,9 +233,11 @@ pub struct Bleu {
     pub stats: Stats,
 }
 
-/// BLEU from summed statistics: sacreBLEU's `compute_bleu`. `effective_order` leaves out the
-/// orders the hypothesis has no n-grams of (sacreBLEU's sentence BLEU does so by default).
-pub fn compute(stats: Stats, smoothing: Smoothing, effective_order: bool) -> Bleu {
+/// BLEU from summed statistics: sacreBLEU's `compute_bleu` with its default `exp` smoothing
+/// (the NIST method: the k-th order without a match counts as `1 / (2^k × total)`).
+/// `effective_order` leaves out the orders the hypothesis has no n-grams of (sacreBLEU's
+/// sentence BLEU does so by default).
+pub fn compute(stats: Stats, effective_order: bool) -> Bleu {
     let (sys_len, ref_len) = (stats.hyp_len as f64, stats.ref_len as f64);
     let brevity_penalty = if stats.hyp_len < stats.ref_len {
         if stats.hyp_len > 0 {
@@ -272,11 +261,7 @@ pub fn compute(stats: Stats, smoothing: Smoothing, effective_order: bool) -> Ble
     let mut smooth_mteval = 1.0;
     let mut eff_order = MAX_ORDER;
     for (n, precision) in precisions.iter_mut().enumerate() {
-        let (mut correct, mut total) = (stats.correct[n] as f64, stats.total[n] as f64);
-        if let (Smoothing::AddK(k), true) = (smoothing, n > 0) {
-            correct += k;
-            total += k;
-        }
+        let (correct, total) = (stats.correct[n] as f64, stats.total[n] as f64);
         if total == 0.0 {
             break;
         }
@@ -284,14 +269,8 @@ pub fn compute(stats: Stats, smoothing: Smoothing, effective_order: bool) -> Ble
             eff_order = n + 1;
         }
         *precision = if correct == 0.0 {
-            match smoothing {
-                Smoothing::Exp => {
-                    smooth_mteval *= 2.0;
-                    100.0 / (smooth_mteval * total)
-                }
-                Smoothing::Floor(v) => 100.0 * v / total,
-                _ => 0.0,
-            }
+            smooth_mteval *= 2.0;
+            100.0 / (smooth_mteval * total)
         } else {
             100.0 * correct / total
         };
@@ -309,13 +288,13 @@ pub fn compute(stats: Stats, smoothing: Smoothing, effective_order: bool) -> Ble
 /// sacreBLEU's `sentence_bleu` with its defaults (exp smoothing, effective order) on
 /// preprocessed segments.
 pub fn sentence(hypothesis: &str, references: &[String]) -> Bleu {
-    compute(segment_stats(hypothesis, references), Smoothing::Exp, true)
+    compute(segment_stats(hypothesis, references), true)
 }
 
 /// sacreBLEU's `corpus_bleu` with its defaults (exp smoothing, all four orders) from summed
 /// statistics.
 pub fn corpus(stats: Stats) -> Bleu {
-    compute(stats, Smoothing::Exp, false)
+    compute(stats, false)
 }
 
 #[cfg(test)]
@@ -346,7 +325,7 @@ mod tests {
         let s = segment_stats("the the the", &refs);
         assert_eq!(s.correct[0], 2);
         assert_eq!(s.total[0], 3);
-        // The closest reference length: 2 and 3 are both 1 away from... 3 is 0 away.
+        // The closest reference length: 3 is exactly the hypothesis's; on a tie the shorter.
         assert_eq!(s.ref_len, 3);
         assert_eq!(closest_ref_len(4, [3, 5].into_iter()), 3);
         assert_eq!(closest_ref_len(4, [5, 3].into_iter()), 3);
