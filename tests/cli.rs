@@ -323,7 +323,8 @@ fn sqleval_prediction_rows_must_match_the_questions() {
     assert!(stderr.contains("questions.csv has 3 items"), "{stderr}");
 }
 
-/// A user's own schema: a database, a `tables.json` and three golds, in a temporary directory.
+/// A user's own schema: a database, a `tables.json` and three golds (four items: the last
+/// asks the first's question in other words), in a temporary directory.
 fn own_schema(dir: &Path) -> PathBuf {
     let db_dir = dir.join("db/shop");
     std::fs::create_dir_all(&db_dir).unwrap();
@@ -347,7 +348,8 @@ fn own_schema(dir: &Path) -> PathBuf {
         dir.join("gold.sql"),
         "SELECT name FROM customer WHERE age >= 34\tshop\n\
          SELECT T1.name, count(*) FROM customer AS T1 JOIN orders AS T2 ON T1.id = T2.customer_id GROUP BY T1.id\tshop\n\
-         SELECT name FROM customer ORDER BY age DESC LIMIT 1\tshop\n",
+         SELECT name FROM customer ORDER BY age DESC LIMIT 1\tshop\n\
+         SELECT name FROM customer WHERE age >= 34\tshop\n",
     )
     .unwrap();
     // Two golds as predictions, and a near miss the original database cannot tell apart (it
@@ -356,7 +358,8 @@ fn own_schema(dir: &Path) -> PathBuf {
         dir.join("pred.txt"),
         "SELECT name FROM customer WHERE age >= 34\n\
          SELECT T1.name, count(T2.total) FROM customer AS T1 JOIN orders AS T2 ON T1.id = T2.customer_id GROUP BY T1.id\n\
-         SELECT name FROM customer ORDER BY age DESC LIMIT 1\n",
+         SELECT name FROM customer ORDER BY age DESC LIMIT 1\n\
+         SELECT name FROM customer WHERE age > 33\n",
     )
     .unwrap();
     let manifest = "[dataset]\nname = \"shop\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\
@@ -423,7 +426,14 @@ fn distill_writes_a_deterministic_suite_that_eval_uses() {
     assert!(summary.contains("shop"), "{summary}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(a.join("report.json")).unwrap()).unwrap();
+    // The fourth item's gold is the first's: distilled once, and its suite serves both.
     assert_eq!(report["totals"]["golds"], 3, "{report}");
+    assert_eq!(report["totals"]["items"], 4, "{report}");
+    assert_eq!(
+        report["golds"][0]["same_gold"],
+        serde_json::json!([3]),
+        "{report}"
+    );
     let neighbors = report["totals"]["neighbors"].as_u64().unwrap();
     let distinguished = report["totals"]["distinguished"].as_u64().unwrap();
     assert!(
@@ -456,8 +466,9 @@ fn distill_writes_a_deterministic_suite_that_eval_uses() {
 
     // Test-suite accuracy: the suite glob in a manifest.
     let lines = eval_on_suite(&manifest, &a);
-    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines.len(), 4, "{lines:?}");
     assert_eq!(lines[0]["verdict"], "correct", "{lines:?}");
+    assert_eq!(lines[3]["verdict"], "correct", "{lines:?}");
     assert_eq!(lines[2]["verdict"], "correct", "{lines:?}");
     // count(T2.total) differs from count(*) only where total is NULL: the original database
     // holds no NULL there, so the induced constraints say it never does, and the suite agrees

@@ -13,7 +13,7 @@
 mod value;
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -176,14 +176,30 @@ pub fn compare(
             predicted: p[0].len(),
         });
     }
+    if same_answer(g, p, options) {
+        return Ok(());
+    }
+    Err(describe_difference(g, p, options))
+}
+
+/// [`compare`]'s verdict without the explanation: `true` iff `compare` returns `Ok`. For
+/// callers that only need the verdict (distillation runs millions of comparisons), it skips
+/// building the [`Difference`].
+pub fn equivalent(gold: &ResultTable, pred: &ResultTable, options: CompareOptions) -> bool {
+    let (g, p) = (&gold.rows, &pred.rows);
+    if g.is_empty() && p.is_empty() {
+        return true;
+    }
+    g.len() == p.len() && g[0].len() == p[0].len() && same_answer(g, p, options)
+}
+
+/// The quick rejection and the column permutation search, on tables of equal, non-zero size.
+fn same_answer(g: &[Vec<Value>], p: &[Vec<Value>], options: CompareOptions) -> bool {
     let tol = options.float_tolerance;
     // The reference's quick rejection is part of its verdict (it is not always implied by the
     // permutation search: see `python_sort_key`), so it is reproduced exactly in official mode.
     let passes_quick_rejection = tol != 0.0 || quick_rejection_passes(g, p, options.order_matters);
-    if passes_quick_rejection && column_permutation_exists(g, p, options.order_matters, tol) {
-        return Ok(());
-    }
-    Err(describe_difference(g, p, options))
+    passes_quick_rejection && column_permutation_exists(g, p, options.order_matters, tol)
 }
 
 /// The reference's `quick_rej`: sort the cells of each row by Python's `str(x) + str(type(x))`
@@ -322,23 +338,54 @@ fn describe_difference(g: &[Vec<Value>], p: &[Vec<Value>], options: CompareOptio
     if options.order_matters && column_permutation_exists(g, p, false, options.float_tolerance) {
         return Difference::Order;
     }
-    let mut only_predicted: Vec<Vec<Value>> = p.to_vec();
-    let mut only_gold = Vec::new();
-    for row in g {
-        match only_predicted
-            .iter()
-            .position(|q| rows_eq(row, q, options.float_tolerance))
-        {
-            Some(i) => {
-                only_predicted.remove(i);
-            }
-            None => only_gold.push(row.clone()),
-        }
-    }
+    let (only_gold, only_predicted) = bag_difference(g, p, options.float_tolerance);
     Difference::Rows {
         only_gold,
         only_predicted,
     }
+}
+
+/// The rows of `g` left unmatched and the rows of `p` left unmatched, each in its own order,
+/// when every gold row in turn takes the first unmatched predicted row equal to it.
+fn bag_difference(
+    g: &[Vec<Value>],
+    p: &[Vec<Value>],
+    tol: f64,
+) -> (Vec<Vec<Value>>, Vec<Vec<Value>>) {
+    let mut taken = vec![false; p.len()];
+    let mut only_gold = Vec::new();
+    if tol == 0.0 {
+        // Exact equality is an equivalence that `Value`'s hash respects: per distinct row, the
+        // predicted positions holding it, first unmatched first (linear, where a scan per gold
+        // row is quadratic on large results).
+        let mut positions: HashMap<&[Value], VecDeque<usize>> = HashMap::new();
+        for (i, row) in p.iter().enumerate() {
+            positions.entry(row.as_slice()).or_default().push_back(i);
+        }
+        for row in g {
+            match positions
+                .get_mut(row.as_slice())
+                .and_then(VecDeque::pop_front)
+            {
+                Some(i) => taken[i] = true,
+                None => only_gold.push(row.clone()),
+            }
+        }
+    } else {
+        for row in g {
+            match (0..p.len()).find(|&i| !taken[i] && rows_eq(row, &p[i], tol)) {
+                Some(i) => taken[i] = true,
+                None => only_gold.push(row.clone()),
+            }
+        }
+    }
+    let only_predicted = p
+        .iter()
+        .zip(&taken)
+        .filter(|(_, &t)| !t)
+        .map(|(row, _)| row.clone())
+        .collect();
+    (only_gold, only_predicted)
 }
 
 #[cfg(test)]
@@ -503,5 +550,100 @@ mod tests {
         );
         assert_eq!(format_row(&[i(1), t("it's")]), "(1, \"it's\")");
         assert_eq!(format_row(&[r(2.0)]), "(2.0,)");
+    }
+
+    /// The first-unmatched-row pairing, written the direct (quadratic) way.
+    fn bag_difference_by_scanning(
+        g: &[Vec<Value>],
+        p: &[Vec<Value>],
+    ) -> (Vec<Vec<Value>>, Vec<Vec<Value>>) {
+        let mut only_predicted = p.to_vec();
+        let mut only_gold = Vec::new();
+        for row in g {
+            match only_predicted.iter().position(|q| q == row) {
+                Some(k) => {
+                    only_predicted.remove(k);
+                }
+                None => only_gold.push(row.clone()),
+            }
+        }
+        (only_gold, only_predicted)
+    }
+
+    #[test]
+    fn the_fast_paths_agree_with_the_direct_ones_on_random_tables() {
+        // Small value domains (ints, integral reals equal to them, texts, nulls) so that rows
+        // repeat and tables are often equal up to order or columns.
+        let mut rng = fastrand::Rng::with_seed(7);
+        let value = |rng: &mut fastrand::Rng| match rng.u8(0..5) {
+            0 => Value::Null,
+            1 => i(rng.i64(0..3)),
+            2 => r(rng.i64(0..3) as f64),
+            3 => r(0.5),
+            _ => t(["a", "b"][rng.usize(0..2)]),
+        };
+        let (mut equal, mut differ) = (0, 0);
+        for _ in 0..4000 {
+            let rows = rng.usize(1..7);
+            let cols = rng.usize(1..4);
+            let g: Vec<Vec<Value>> = (0..rows)
+                .map(|_| (0..cols).map(|_| value(&mut rng)).collect())
+                .collect();
+            // The prediction: a shuffle of the gold's rows and columns, sometimes a cell changed.
+            let mut perm: Vec<usize> = (0..cols).collect();
+            rng.shuffle(&mut perm);
+            let mut p: Vec<Vec<Value>> = g
+                .iter()
+                .map(|row| perm.iter().map(|&c| row[c].clone()).collect())
+                .collect();
+            if rng.bool() {
+                rng.shuffle(&mut p);
+            }
+            if rng.u8(0..3) == 0 {
+                let (a, b) = (rng.usize(0..rows), rng.usize(0..cols));
+                p[a][b] = value(&mut rng);
+            }
+            for options in [BAG, ORDERED] {
+                let verdict = compare(&table(g.clone()), &table(p.clone()), options);
+                assert_eq!(
+                    equivalent(&table(g.clone()), &table(p.clone()), options),
+                    verdict.is_ok(),
+                    "{g:?} vs {p:?}"
+                );
+                if verdict.is_ok() {
+                    equal += 1;
+                } else {
+                    differ += 1;
+                }
+            }
+            assert_eq!(
+                bag_difference(&g, &p, 0.0),
+                bag_difference_by_scanning(&g, &p),
+                "{g:?} vs {p:?}"
+            );
+        }
+        // Both sides are exercised.
+        assert!(
+            equal > 1000 && differ > 1000,
+            "{equal} equal, {differ} differ"
+        );
+    }
+
+    #[test]
+    fn differences_of_large_results_are_found_in_linear_time() {
+        // 200,000 rows: a scan per gold row would take minutes.
+        let g: Vec<Vec<Value>> = (0..200_000).map(|k| vec![i(k), t("x")]).collect();
+        let mut p = g.clone();
+        p.reverse();
+        p[0] = vec![i(-1), t("x")];
+        let Err(Difference::Rows {
+            only_gold,
+            only_predicted,
+        }) = compare(&table(g), &table(p), BAG)
+        else {
+            panic!("the tables differ in one row");
+        };
+        assert_eq!(only_gold, vec![vec![i(199_999), t("x")]]);
+        assert_eq!(only_predicted, vec![vec![i(-1), t("x")]]);
     }
 }

@@ -21,7 +21,7 @@ use super::ties;
 use super::SuiteError;
 use crate::backend::sqlite::{run_query, Sqlite};
 use crate::backend::{Backend, Database, Limits, QueryError};
-use crate::denotation::{compare, CompareOptions, ResultTable};
+use crate::denotation::{equivalent, CompareOptions, ResultTable};
 use crate::metric::exec::ExecOptions;
 use crate::metric::exec_plan::GoldPlan;
 use crate::work_pool;
@@ -77,14 +77,21 @@ impl Default for DistillOptions {
 /// [`DistillOptions::max_steps`] by default: a millisecond or two of work here.
 pub const DEFAULT_MAX_STEPS: u64 = 200_000;
 
+/// How many rejected databases a schema's outcome explains.
+pub const REJECTIONS_REPORTED: usize = 10;
+
 /// The constraints a suite was generated within, written in the suite's directory.
 pub const CONSTRAINTS_FILE: &str = "constraints.toml";
 
-/// One gold of a schema.
+/// One gold of a schema: distinct from the schema's other golds.
 #[derive(Debug, Clone)]
 pub struct GoldInput {
+    /// The first item with this gold.
     pub index: usize,
     pub gold: String,
+    /// The later items with the same gold (their questions differ): one suite serves them all,
+    /// so they are not distilled again.
+    pub same_gold: Vec<usize>,
 }
 
 /// A schema to distil: its description (generating within `constraints`), its original
@@ -118,6 +125,9 @@ pub struct ProbeOutcome {
 #[derive(Debug, Clone, Serialize)]
 pub struct GoldOutcome {
     pub index: usize,
+    /// The later items with the same gold ([`GoldInput::same_gold`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub same_gold: Vec<usize>,
     pub db_id: String,
     pub gold: String,
     /// Neighbors generated before validation.
@@ -135,6 +145,14 @@ pub struct GoldOutcome {
     /// [`crate::dataset::SUITE_EXCLUSIONS`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ambiguous_on: Vec<String>,
+    /// Suite databases on which the gold itself fails (too slow for the distillation's gold
+    /// budget, as a top-level `OR` over a five-table join on witness rows): no part of its suite
+    /// either (the reference skips a database where the gold fails; listed in the suite's
+    /// [`crate::dataset::SUITE_EXCLUSIONS`]), with the first failure's reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fails_on: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<String>,
     /// Comparisons natural data never satisfies ([`constraints::unmatched_constants`]): the
     /// gold's neighbors are then told apart on databases that spell its constants as it does
     /// ([`random_db::Constants::respelled`]), part of no other gold's suite; it is reported.
@@ -153,8 +171,11 @@ pub struct SchemaOutcome {
     pub has_original: bool,
     /// Random databases drawn.
     pub sampled: usize,
-    /// Random databases rejected because some gold fails on them.
+    /// Random databases rejected as the base (the first random database must run every gold) …
     pub rejected: usize,
+    /// … and why, for the first [`REJECTIONS_REPORTED`] of them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rejections: Vec<String>,
     /// (gold, database) pairs left out of the gold's suite: its question has no natural answer
     /// there.
     pub ambiguous: usize,
@@ -248,7 +269,7 @@ fn differs(
         ..*limits
     };
     match target.run(neighbor, &cap) {
-        Ok(t) => Ok(compare(gold, &t, options).is_err()),
+        Ok(t) => Ok(!equivalent(gold, &t, options)),
         Err(QueryError::TooManyRows { .. }) => Ok(true),
         Err(e) => Err(e),
     }
@@ -318,6 +339,7 @@ pub fn distill_schema(
         });
         outcomes.push(GoldOutcome {
             index: g.index,
+            same_gold: g.same_gold.clone(),
             db_id: db_id.clone(),
             gold: g.gold.clone(),
             generated: ns.len(),
@@ -332,6 +354,8 @@ pub fn distill_schema(
             probes: ps,
             gold_error: None,
             ambiguous_on: Vec::new(),
+            fails_on: Vec::new(),
+            first_failure: None,
             unmatched_constants: Vec::new(),
             respelled_on: Vec::new(),
         });
@@ -349,6 +373,7 @@ pub fn distill_schema(
     let mut databases = Vec::new();
     let mut sampled = 0usize;
     let mut rejected = 0usize;
+    let mut rejections = Vec::new();
     let mut ambiguous = 0usize;
     let mut respelled = Vec::new();
     let mut next_k = 1usize;
@@ -374,15 +399,22 @@ pub fn distill_schema(
             sampled += 1;
             let seed = database_seed(options.seed, &db_id, k);
             let conn = random_db::in_memory(&input.schema, &constants, seed)?;
-            let all_run = prepared
-                .iter()
-                .all(|p| run_query(&conn, &p.gold, &gold_limits).is_ok());
-            if all_run {
+            let failure = prepared.iter().zip(&input.golds).find_map(|(p, g)| {
+                run_query(&conn, &p.gold, &gold_limits)
+                    .err()
+                    .map(|e| (g.index, e))
+            });
+            let Some((index, e)) = failure else {
                 base_name = format!("{db_id}_{k}.sqlite");
                 base_conn = conn;
                 break Target::Memory(&base_conn);
-            }
+            };
             rejected += 1;
+            if rejections.len() < REJECTIONS_REPORTED {
+                rejections.push(format!(
+                    "{db_id}_{k} (as the base): the gold of item {index} fails: {e}"
+                ));
+            }
         },
     };
 
@@ -559,14 +591,15 @@ pub fn distill_schema(
         // (gold, neighbor, target) told apart by this database, and (gold, probe) satisfied.
         let mut found: Vec<(usize, usize, usize)> = Vec::new();
         let mut satisfied: Vec<(usize, usize)> = Vec::new();
-        let mut usable = true;
+        // Golds that fail here (with why): this database is no part of their suites.
+        let mut failing: Vec<(usize, QueryError)> = Vec::new();
         for &g in &open {
             let p = &prepared[g];
             let gold = match target.run(&p.gold, &gold_limits) {
                 Ok(t) => t,
-                Err(_) => {
-                    usable = false;
-                    break;
+                Err(e) => {
+                    failing.push((g, e));
+                    continue;
                 }
             };
             if respell && natural[g] {
@@ -608,7 +641,7 @@ pub fn distill_schema(
                 }
             }
         }
-        if found.is_empty() && satisfied.is_empty() && usable {
+        if found.is_empty() && satisfied.is_empty() {
             continue;
         }
         // A kept database must run every gold (a gold never fails on its own suite), and is
@@ -633,17 +666,16 @@ pub fn distill_schema(
                         excluded.push(g);
                     }
                 }
-                Err(_) => {
-                    usable = false;
-                    break;
-                }
+                Err(e) => failing.push((g, e)),
             }
         }
-        if !usable {
-            rejected += 1;
-            continue;
-        }
         let name = format!("{db_id}_{k}.sqlite");
+        for (g, e) in failing {
+            let o = &mut outcomes[g];
+            o.fails_on.push(name.clone());
+            o.first_failure
+                .get_or_insert_with(|| format!("on {name}: {e}"));
+        }
         ambiguous += excluded.len();
         for &g in &excluded {
             outcomes[g].ambiguous_on.push(name.clone());
@@ -674,9 +706,14 @@ pub fn distill_schema(
     let mut exclusions = crate::dataset::Exclusions::new();
     for (g, o) in input.golds.iter().zip(&outcomes) {
         // Two items with the same gold share an entry; a database is named once.
-        if !o.ambiguous_on.is_empty() || !o.respelled_on.is_empty() {
+        if !o.ambiguous_on.is_empty() || !o.respelled_on.is_empty() || !o.fails_on.is_empty() {
             let e = exclusions.entry(g.gold.clone()).or_default();
-            for name in o.ambiguous_on.iter().chain(&o.respelled_on) {
+            for name in o
+                .ambiguous_on
+                .iter()
+                .chain(&o.respelled_on)
+                .chain(&o.fails_on)
+            {
                 if !e.contains(name) {
                     e.push(name.clone());
                 }
@@ -702,6 +739,7 @@ pub fn distill_schema(
         has_original: input.original.is_some(),
         sampled,
         rejected,
+        rejections,
         ambiguous,
         respelled,
         databases,
@@ -805,7 +843,7 @@ impl Presupposition {
             return Ok(false);
         }
         Ok(match twin.run(gold, limits)? {
-            Ok(other) => compare(answer, &other, options).is_err(),
+            Ok(other) => !equivalent(answer, &other, options),
             Err(_) => true,
         })
     }

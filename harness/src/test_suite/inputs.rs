@@ -4,7 +4,8 @@
 //! `[databases]` pattern finds one), and the constraints to generate within (induced, merged
 //! with the dataset author's file).
 
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use super::constraints::{self, Constraints};
@@ -47,16 +48,24 @@ pub fn schema_inputs(
         }
         _ => None,
     };
+    // Per schema, its distinct golds: items that share a gold (a question asked in other
+    // words) share its neighbors and suite.
     let mut golds: BTreeMap<String, Vec<GoldInput>> = BTreeMap::new();
+    let mut first: HashMap<(String, String), usize> = HashMap::new();
     for item in items {
         if only.is_empty() || only.contains(&item.db_id) {
-            golds
-                .entry(item.db_id.clone())
-                .or_default()
-                .push(GoldInput {
-                    index: item.index,
-                    gold: item.gold,
-                });
+            let schema = golds.entry(item.db_id.clone()).or_default();
+            match first.entry((item.db_id, item.gold)) {
+                Entry::Occupied(e) => schema[*e.get()].same_gold.push(item.index),
+                Entry::Vacant(e) => {
+                    schema.push(GoldInput {
+                        index: item.index,
+                        gold: e.key().1.clone(),
+                        same_gold: Vec::new(),
+                    });
+                    e.insert(schema.len() - 1);
+                }
+            }
         }
     }
     if let Some(missing) = only.iter().find(|d| !golds.contains_key(*d)) {

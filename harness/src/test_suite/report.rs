@@ -16,6 +16,9 @@ use super::probes::Probe;
 #[derive(Debug, Clone, Serialize)]
 pub struct GoldReport {
     pub index: usize,
+    /// Later items with the same gold, served by the same suite (not distilled again).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub same_gold: Vec<usize>,
     pub db_id: String,
     pub gold: String,
     pub generated: usize,
@@ -32,6 +35,12 @@ pub struct GoldReport {
     pub suite_size: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ambiguous_on: Vec<String>,
+    /// Suite databases on which the gold itself fails (no part of its suite), and the first
+    /// failure.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fails_on: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<String>,
     /// False iff some undistinguished neighbor is of a known-hard kind (many WHERE conjuncts,
     /// a `COUNT(…) op N` threshold): then the suite may accept a wrong prediction of that kind.
     /// Other undistinguished neighbors are, in the paper's experience, equivalent queries.
@@ -49,9 +58,14 @@ pub struct GoldReport {
 pub struct SchemaReport {
     pub db_id: String,
     pub has_original: bool,
+    /// Distinct golds, and the items they stand for.
     pub golds: usize,
+    pub items: usize,
     pub sampled: usize,
     pub rejected: usize,
+    /// Why, for the first few.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rejections: Vec<String>,
     pub ambiguous: usize,
     /// Suite databases respelled for golds natural data never matches.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -83,7 +97,9 @@ pub struct Report {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Totals {
+    /// Distinct golds (per schema), and the items they stand for.
     pub golds: usize,
+    pub items: usize,
     pub neighbors: usize,
     pub distinguished: usize,
     pub distinguished_fraction: f64,
@@ -108,6 +124,9 @@ pub struct Totals {
     /// (gold, database) pairs left out of the gold's suite, and the golds concerned.
     pub ambiguous: usize,
     pub golds_with_ambiguous: usize,
+    /// (gold, database) pairs where the gold fails, and the golds concerned.
+    pub gold_failures: usize,
+    pub golds_failing: usize,
     /// Suite databases respelled for golds natural data never matches.
     pub respelled: usize,
 }
@@ -121,6 +140,7 @@ fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
         .collect();
     GoldReport {
         index: o.index,
+        same_gold: o.same_gold.clone(),
         db_id: o.db_id.clone(),
         gold: o.gold.clone(),
         generated: o.generated,
@@ -136,8 +156,10 @@ fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
             .map(|p| p.probe.clone())
             .collect(),
         undistinguished,
-        suite_size: suite_size - o.ambiguous_on.len() - o.respelled_on.len(),
+        suite_size: suite_size - o.ambiguous_on.len() - o.respelled_on.len() - o.fails_on.len(),
         ambiguous_on: o.ambiguous_on.clone(),
+        fails_on: o.fails_on.clone(),
+        first_failure: o.first_failure.clone(),
         gold_error: o.gold_error.clone(),
         unmatched_constants: o.unmatched_constants.clone(),
     }
@@ -170,8 +192,10 @@ impl Report {
                     db_id: s.db_id.clone(),
                     has_original: s.has_original,
                     golds: s.golds.len(),
+                    items: s.golds.iter().map(|g| 1 + g.same_gold.len()).sum(),
                     sampled: s.sampled,
                     rejected: s.rejected,
+                    rejections: s.rejections.clone(),
                     ambiguous: s.ambiguous,
                     respelled: s.respelled.clone(),
                     suite_size: s.databases.len(),
@@ -210,6 +234,7 @@ impl Report {
         }
         let totals = Totals {
             golds: golds.len(),
+            items: golds.iter().map(|g| 1 + g.same_gold.len()).sum(),
             neighbors,
             distinguished,
             distinguished_fraction: fraction(distinguished, neighbors),
@@ -230,6 +255,8 @@ impl Report {
             probes,
             ambiguous: schema_reports.iter().map(|s| s.ambiguous).sum(),
             golds_with_ambiguous: golds.iter().filter(|g| !g.ambiguous_on.is_empty()).count(),
+            gold_failures: golds.iter().map(|g| g.fails_on.len()).sum(),
+            golds_failing: golds.iter().filter(|g| !g.fails_on.is_empty()).count(),
             respelled: schema_reports.iter().map(|s| s.respelled.len()).sum(),
             constraint_counts: schema_reports
                 .iter()
@@ -254,17 +281,18 @@ impl Report {
     pub fn summary(&self) -> String {
         let mut s = String::new();
         s.push_str(&format!(
-            "{:<32} {:>5} {:>7} {:>7} {:>6} {:>9} {:>8} {:>10}\n",
-            "schema", "golds", "neighb", "distin", "suite", "sampled", "KiB", "seconds"
+            "{:<32} {:>5} {:>5} {:>7} {:>7} {:>6} {:>9} {:>8} {:>10}\n",
+            "schema", "items", "golds", "neighb", "distin", "suite", "sampled", "KiB", "seconds"
         ));
         for r in &self.schemas {
             s.push_str(&format!(
-                "{:<32} {:>5} {:>7} {:>7} {:>6} {:>9} {:>8} {:>10.1}\n",
+                "{:<32} {:>5} {:>5} {:>7} {:>7} {:>6} {:>9} {:>8} {:>10.1}\n",
                 format!(
                     "{}{}",
                     r.db_id,
                     if r.has_original { "" } else { " (random only)" }
                 ),
+                r.items,
                 r.golds,
                 r.neighbors,
                 r.distinguished,
@@ -276,9 +304,10 @@ impl Report {
         }
         let t = &self.totals;
         s.push_str(&format!(
-            "total: {} golds, {} neighbors, {} distinguished = {:.3}%; {} suite databases \
+            "total: {} items, {} distinct golds, {} neighbors, {} distinguished = {:.3}%; {} suite databases \
              ({:.2} MiB) from {} sampled; {} golds unreliable, {} gold errors; wall {:.1} s \
              (seed {}, at most {} databases per schema{})\n",
+            t.items,
             t.golds,
             t.neighbors,
             t.distinguished,
@@ -318,6 +347,14 @@ impl Report {
                  has no natural answer there (a tie decides a superlative, or it ranges over \
                  nothing); listed in each suite's exclusions.json\n",
                 t.ambiguous, t.golds_with_ambiguous
+            ));
+        }
+        if t.gold_failures > 0 {
+            s.push_str(&format!(
+                "{} (gold, database) pairs left out of the gold's suite ({} golds): the gold \
+                 fails there (first failure per gold in report.json); listed in each suite's \
+                 exclusions.json\n",
+                t.gold_failures, t.golds_failing
             ));
         }
         if !t.probes.is_empty() {
