@@ -17,6 +17,15 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The item lines of `--format jsonl` output (without each set's provenance line).
+fn item_lines(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON object per line"))
+        .filter(|l| l.get("provenance").is_none())
+        .collect()
+}
+
 fn demo_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/demo")
 }
@@ -72,10 +81,34 @@ fn jsonl_is_one_object_per_item_and_metric() {
         "v2",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let lines: Vec<serde_json::Value> = text(&out.stdout)
+    let mut lines: Vec<serde_json::Value> = text(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
         .collect();
+    // The set's provenance comes first: the prediction file's hash, the databases' digest.
+    let provenance = lines.remove(0);
+    assert_eq!(provenance["dataset"], "demo");
+    assert_eq!(provenance["predictions"], "v2");
+    let p = &provenance["provenance"];
+    let v2 = std::fs::read(demo_dir().join("predictions/v2.txt")).unwrap();
+    let v2_sha: String = Sha256::digest(&v2)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(p["predictions"]["file"], "v2.txt");
+    assert_eq!(p["predictions"]["sha256"], v2_sha.as_str());
+    assert_eq!(p["gold"]["file"], "gold.sql");
+    assert_eq!(p["databases"]["kind"], "files");
+    let files: Vec<&str> = p["databases"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["library/library.sql", "school/school.sql"]);
+    assert_eq!(p["metrics"][0]["metric"], "exec");
+    assert_eq!(p["metrics"][0]["options"]["timeout_ms"], 2000);
+    assert!(lines.iter().all(|l| l.get("provenance").is_none()));
     assert_eq!(lines.len(), 20);
     let item11 = &lines[11];
     assert_eq!(item11["dataset"], "demo");
@@ -221,10 +254,7 @@ fn hostile_predictions_cannot_change_a_byte() {
         "jsonl",
     ]);
     let stdout = text(&out.stdout);
-    let lines: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = item_lines(&stdout);
     assert_eq!(lines.len(), hostile.len(), "{stdout}");
     for (line, sql) in lines.iter().zip(hostile) {
         if sql.starts_with("SELECT") {
@@ -403,10 +433,7 @@ fn eval_on_suite(manifest: &Path, suite_dir: &Path) -> Vec<serde_json::Value> {
         "--format",
         "jsonl",
     ]);
-    let out = text(&o.stdout);
-    out.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    item_lines(&text(&o.stdout))
 }
 
 #[test]
