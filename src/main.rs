@@ -1,6 +1,7 @@
 //! `sqlsuite`: the command line over the same library the test harness uses.
 //!
 //! * `sqlsuite eval <manifest> [--format text|jsonl] [--predictions NAME]…`
+//! * `sqlsuite diff <manifest> A B`
 //! * `sqlsuite bench <manifest>`
 //! * `sqlsuite distill <manifest> [--out DIR] [--seed N] [--budget N] [--time-budget SECS]`
 //! * `sqlsuite compose <spider json> --tables FILE --databases DIR --out DIR [--split clauses|template] [--seed N]`
@@ -9,6 +10,7 @@ mod bench;
 mod bench_bleu;
 mod bench_sqleval;
 mod compose;
+mod diff;
 mod distill;
 mod progress;
 
@@ -34,7 +36,7 @@ struct Cli {
 enum Format {
     /// Summary tables (and the gate's verdict).
     Text,
-    /// One JSON object per item and metric.
+    /// One JSON object per item and metric, each set's provenance first.
     Jsonl,
 }
 
@@ -56,6 +58,18 @@ enum Command {
         /// Only these prediction sets (repeatable).
         #[arg(long = "predictions")]
         predictions: Vec<String>,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Items whose verdict flipped between prediction sets A and B, by metric, direction and
+    /// reason; exit 1 if any item regressed (correct in A, incorrect in B).
+    Diff {
+        manifest: PathBuf,
+        /// The reference prediction set (e.g. the deployed model).
+        a: String,
+        /// The prediction set compared with it (e.g. the candidate).
+        b: String,
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
@@ -154,6 +168,12 @@ fn main() -> ExitCode {
             predictions,
             jobs,
         } => set_jobs(jobs).and_then(|()| eval(&manifest, format, &predictions)),
+        Command::Diff {
+            manifest,
+            a,
+            b,
+            jobs,
+        } => set_jobs(jobs).and_then(|()| diff::run(&manifest, &a, &b)),
         Command::Bench {
             manifest,
             jobs,

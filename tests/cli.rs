@@ -570,3 +570,69 @@ fn distill_generates_within_the_authors_constraints() {
         "{stderr}"
     );
 }
+
+#[test]
+fn diff_lists_flipped_items_and_fails_on_regressions() {
+    let out = sqlsuite(&["diff", "datasets/demo/demo.toml", "v1", "v2"]);
+    let stdout = text(&out.stdout);
+    // v2 breaks item 11: a regression, exit status 1.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(stdout.starts_with("demo: v1 -> v2, 20 items\n"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "exec: 1 regressed, 3 newly correct, 0 reasons changed\n  regressed (1):\n    \
+             rows_differ (1): 11 school\n  newly correct (3):\n    \
+             sql_error (2): 06 library, 08 library\n    row_count (1): 17 school\n"
+        ),
+        "{stdout}"
+    );
+
+    // v2 -> v1 regresses the three items v2 fixed.
+    let out = sqlsuite(&["diff", "datasets/demo/demo.toml", "v2", "v1"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("exec: 3 regressed, 1 newly correct"),
+        "{stdout}"
+    );
+
+    // Only improvements: exit status 0.
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = demo_dir().join("predictions/v1.txt");
+    let fixed = dir.path().join("fixed.txt");
+    let mut lines: Vec<String> = std::fs::read_to_string(&v1)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let v2: Vec<String> = std::fs::read_to_string(demo_dir().join("predictions/v2.txt"))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines[6] = v2[6].clone();
+    std::fs::write(&fixed, lines.join("\n") + "\n").unwrap();
+    let m = demo_manifest(dir.path(), &[("old", &v1), ("new", &fixed)], "");
+    let out = sqlsuite(&["diff", m.to_str().unwrap(), "old", "new"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("exec: 0 regressed, 1 newly correct, 0 reasons changed\n  newly correct (1):\n    sql_error (1): 06 library\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("  regressed ("), "{stdout}");
+
+    // An unknown set: exit status 2, naming the known ones.
+    let out = sqlsuite(&["diff", "datasets/demo/demo.toml", "v1", "v3"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no prediction set named \"v3\" (known: v1, v2)"),
+        "{stderr}"
+    );
+}

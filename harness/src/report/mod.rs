@@ -6,7 +6,9 @@
 //! * [`snapshot`]: the insta snapshot of a prediction set and the accepted one read back.
 //! * [`jsonl`]: one machine-readable line per item and metric.
 //! * [`gate`]: the CI gate's thresholds.
+//! * [`diff`]: two prediction sets' flipped items (`sqlsuite diff`).
 
+pub mod diff;
 pub mod gate;
 pub mod jsonl;
 pub mod message;
