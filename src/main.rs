@@ -1,6 +1,6 @@
 //! `sqlsuite`: the command line over the same library the test harness uses.
 //!
-//! * `sqlsuite eval <manifest> [--format text|jsonl] [--predictions NAME]…`
+//! * `sqlsuite eval <manifest> [--format text|jsonl|junit] [--predictions NAME]…`
 //! * `sqlsuite diff <manifest> A B`
 //! * `sqlsuite bench <manifest>`
 //! * `sqlsuite distill <manifest> [--out DIR] [--seed N] [--budget N] [--time-budget SECS]`
@@ -22,7 +22,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use sqlsuite::manifest::GateMode;
 use sqlsuite::metric::Status;
 use sqlsuite::report::snapshot::{self, Accepted};
-use sqlsuite::report::{gate, jsonl, summary::Summary};
+use sqlsuite::report::{gate, jsonl, junit, summary::Summary};
 use sqlsuite::Evaluation;
 
 #[derive(Parser)]
@@ -38,6 +38,8 @@ enum Format {
     Text,
     /// One JSON object per item and metric, each set's provenance first.
     Jsonl,
+    /// JUnit XML: one testsuite per prediction set, one testcase per item.
+    Junit,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -272,6 +274,9 @@ fn eval(manifest: &PathBuf, format: Format, only: &[String]) -> anyhow::Result<E
     // One pass over every (set, item) pair: both cores stay busy until the last item.
     eval.evaluate_sets(&sets, &|| bar.inc());
     bar.finish();
+    if let Format::Junit = format {
+        emit(&junit::render(&eval, &sets))?;
+    }
 
     let mut gate_failures = Vec::new();
     for &set in &sets {
