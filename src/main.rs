@@ -2,6 +2,7 @@
 //!
 //! * `sqlsuite eval <manifest> [--format text|jsonl|junit] [--predictions NAME]…`
 //! * `sqlsuite diff <manifest> A B`
+//! * `sqlsuite report <manifest> [--predictions A] [--against B] -o report.html`
 //! * `sqlsuite bench <manifest>`
 //! * `sqlsuite distill <manifest> [--out DIR] [--seed N] [--budget N] [--time-budget SECS]`
 //! * `sqlsuite compose <spider json> --tables FILE --databases DIR --out DIR [--split clauses|template] [--seed N]`
@@ -13,6 +14,7 @@ mod compose;
 mod diff;
 mod distill;
 mod progress;
+mod report;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -72,6 +74,23 @@ enum Command {
         a: String,
         /// The prediction set compared with it (e.g. the candidate).
         b: String,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Write one self-contained HTML report of a prediction set: summaries, accuracy tables,
+    /// every item with search and filters; flipped items first against another set.
+    Report {
+        manifest: PathBuf,
+        /// The prediction set to report (default: the manifest's first).
+        #[arg(long)]
+        predictions: Option<String>,
+        /// Compare with this prediction set: items that flipped come first.
+        #[arg(long)]
+        against: Option<String>,
+        /// The HTML file to write.
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
@@ -176,6 +195,15 @@ fn main() -> ExitCode {
             b,
             jobs,
         } => set_jobs(jobs).and_then(|()| diff::run(&manifest, &a, &b)),
+        Command::Report {
+            manifest,
+            predictions,
+            against,
+            out,
+            jobs,
+        } => set_jobs(jobs).and_then(|()| {
+            report::run(&manifest, predictions.as_deref(), against.as_deref(), &out)
+        }),
         Command::Bench {
             manifest,
             jobs,

@@ -9,9 +9,11 @@
 //! * [`junit`]: JUnit XML, one test case per item.
 //! * [`gate`]: the CI gate's thresholds.
 //! * [`diff`]: two prediction sets' flipped items (`sqlsuite diff`).
+//! * [`html`]: the self-contained HTML report of a prediction set (`sqlsuite report`).
 
 pub mod diff;
 pub mod gate;
+pub mod html;
 pub mod jsonl;
 pub mod junit;
 pub mod message;
