@@ -1,6 +1,8 @@
 //! `sqlsuite`: the command line over the same library the test harness uses.
 //!
-//! * `sqlsuite eval <manifest> [--format text|jsonl] [--predictions NAME]…`
+//! * `sqlsuite eval <manifest> [--format text|jsonl|junit] [--predictions NAME]…`
+//! * `sqlsuite diff <manifest> A B`
+//! * `sqlsuite report <manifest> [--predictions A] [--against B] -o report.html`
 //! * `sqlsuite bench <manifest>`
 //! * `sqlsuite distill <manifest> [--out DIR] [--seed N] [--budget N] [--time-budget SECS]`
 //! * `sqlsuite compose <spider json> --tables FILE --databases DIR --out DIR [--split clauses|template] [--seed N]`
@@ -9,8 +11,10 @@ mod bench;
 mod bench_bleu;
 mod bench_sqleval;
 mod compose;
+mod diff;
 mod distill;
 mod progress;
+mod report;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +24,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use sqlsuite::manifest::GateMode;
 use sqlsuite::metric::Status;
 use sqlsuite::report::snapshot::{self, Accepted};
-use sqlsuite::report::{gate, jsonl, summary::Summary};
+use sqlsuite::report::{gate, jsonl, junit, summary::Summary};
 use sqlsuite::Evaluation;
 
 #[derive(Parser)]
@@ -34,8 +38,10 @@ struct Cli {
 enum Format {
     /// Summary tables (and the gate's verdict).
     Text,
-    /// One JSON object per item and metric.
+    /// One JSON object per item and metric, each set's provenance first.
     Jsonl,
+    /// JUnit XML: one testsuite per prediction set, one testcase per item.
+    Junit,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -56,6 +62,35 @@ enum Command {
         /// Only these prediction sets (repeatable).
         #[arg(long = "predictions")]
         predictions: Vec<String>,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Items whose verdict flipped between prediction sets A and B, by metric, direction and
+    /// reason; exit 1 if any item regressed (correct in A, incorrect in B).
+    Diff {
+        manifest: PathBuf,
+        /// The reference prediction set (e.g. the deployed model).
+        a: String,
+        /// The prediction set compared with it (e.g. the candidate).
+        b: String,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Write one self-contained HTML report of a prediction set: summaries, accuracy tables,
+    /// every item with search and filters; flipped items first against another set.
+    Report {
+        manifest: PathBuf,
+        /// The prediction set to report (default: the manifest's first).
+        #[arg(long)]
+        predictions: Option<String>,
+        /// Compare with this prediction set: items that flipped come first.
+        #[arg(long)]
+        against: Option<String>,
+        /// The HTML file to write.
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
@@ -154,6 +189,21 @@ fn main() -> ExitCode {
             predictions,
             jobs,
         } => set_jobs(jobs).and_then(|()| eval(&manifest, format, &predictions)),
+        Command::Diff {
+            manifest,
+            a,
+            b,
+            jobs,
+        } => set_jobs(jobs).and_then(|()| diff::run(&manifest, &a, &b)),
+        Command::Report {
+            manifest,
+            predictions,
+            against,
+            out,
+            jobs,
+        } => set_jobs(jobs).and_then(|()| {
+            report::run(&manifest, predictions.as_deref(), against.as_deref(), &out)
+        }),
         Command::Bench {
             manifest,
             jobs,
@@ -252,6 +302,9 @@ fn eval(manifest: &PathBuf, format: Format, only: &[String]) -> anyhow::Result<E
     // One pass over every (set, item) pair: both cores stay busy until the last item.
     eval.evaluate_sets(&sets, &|| bar.inc());
     bar.finish();
+    if let Format::Junit = format {
+        emit(&junit::render(&eval, &sets))?;
+    }
 
     let mut gate_failures = Vec::new();
     for &set in &sets {

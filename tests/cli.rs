@@ -17,6 +17,15 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The item lines of `--format jsonl` output (without each set's provenance line).
+fn item_lines(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON object per line"))
+        .filter(|l| l.get("provenance").is_none())
+        .collect()
+}
+
 fn demo_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/demo")
 }
@@ -72,10 +81,34 @@ fn jsonl_is_one_object_per_item_and_metric() {
         "v2",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let lines: Vec<serde_json::Value> = text(&out.stdout)
+    let mut lines: Vec<serde_json::Value> = text(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
         .collect();
+    // The set's provenance comes first: the prediction file's hash, the databases' digest.
+    let provenance = lines.remove(0);
+    assert_eq!(provenance["dataset"], "demo");
+    assert_eq!(provenance["predictions"], "v2");
+    let p = &provenance["provenance"];
+    let v2 = std::fs::read(demo_dir().join("predictions/v2.txt")).unwrap();
+    let v2_sha: String = Sha256::digest(&v2)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(p["predictions"]["file"], "v2.txt");
+    assert_eq!(p["predictions"]["sha256"], v2_sha.as_str());
+    assert_eq!(p["gold"]["file"], "gold.sql");
+    assert_eq!(p["databases"]["kind"], "files");
+    let files: Vec<&str> = p["databases"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["library/library.sql", "school/school.sql"]);
+    assert_eq!(p["metrics"][0]["metric"], "exec");
+    assert_eq!(p["metrics"][0]["options"]["timeout_ms"], 2000);
+    assert!(lines.iter().all(|l| l.get("provenance").is_none()));
     assert_eq!(lines.len(), 20);
     let item11 = &lines[11];
     assert_eq!(item11["dataset"], "demo");
@@ -221,10 +254,7 @@ fn hostile_predictions_cannot_change_a_byte() {
         "jsonl",
     ]);
     let stdout = text(&out.stdout);
-    let lines: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = item_lines(&stdout);
     assert_eq!(lines.len(), hostile.len(), "{stdout}");
     for (line, sql) in lines.iter().zip(hostile) {
         if sql.starts_with("SELECT") {
@@ -406,10 +436,7 @@ fn eval_on_suite(manifest: &Path, suite_dir: &Path) -> Vec<serde_json::Value> {
         "--format",
         "jsonl",
     ]);
-    let out = text(&o.stdout);
-    out.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    item_lines(&text(&o.stdout))
 }
 
 #[test]
@@ -553,4 +580,326 @@ fn distill_generates_within_the_authors_constraints() {
         stderr.contains("constraints/shop.toml") && stderr.contains("no column \"orders.totl\""),
         "{stderr}"
     );
+}
+
+#[test]
+fn diff_lists_flipped_items_and_fails_on_regressions() {
+    let out = sqlsuite(&["diff", "datasets/demo/demo.toml", "v1", "v2"]);
+    let stdout = text(&out.stdout);
+    // v2 breaks item 11: a regression, exit status 1.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(stdout.starts_with("demo: v1 -> v2, 20 items\n"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "exec: 1 regressed, 3 newly correct, 0 reasons changed\n  regressed (1):\n    \
+             rows_differ (1): 11 school\n  newly correct (3):\n    \
+             sql_error (2): 06 library, 08 library\n    row_count (1): 17 school\n"
+        ),
+        "{stdout}"
+    );
+
+    // v2 -> v1 regresses the three items v2 fixed.
+    let out = sqlsuite(&["diff", "datasets/demo/demo.toml", "v2", "v1"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("exec: 3 regressed, 1 newly correct"),
+        "{stdout}"
+    );
+
+    // Only improvements: exit status 0.
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = demo_dir().join("predictions/v1.txt");
+    let fixed = dir.path().join("fixed.txt");
+    let mut lines: Vec<String> = std::fs::read_to_string(&v1)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let v2: Vec<String> = std::fs::read_to_string(demo_dir().join("predictions/v2.txt"))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines[6] = v2[6].clone();
+    std::fs::write(&fixed, lines.join("\n") + "\n").unwrap();
+    let m = demo_manifest(dir.path(), &[("old", &v1), ("new", &fixed)], "");
+    let out = sqlsuite(&["diff", m.to_str().unwrap(), "old", "new"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("exec: 0 regressed, 1 newly correct, 0 reasons changed\n  newly correct (1):\n    sql_error (1): 06 library\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("  regressed ("), "{stdout}");
+
+    // An unknown set: exit status 2, naming the known ones.
+    let out = sqlsuite(&["diff", "datasets/demo/demo.toml", "v1", "v3"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no prediction set named \"v3\" (known: v1, v2)"),
+        "{stderr}"
+    );
+}
+
+/// An XML element read back: its name, attributes, child elements and text.
+#[derive(Debug, Default)]
+struct Element {
+    name: String,
+    attributes: std::collections::BTreeMap<String, String>,
+    children: Vec<Element>,
+    text: String,
+}
+
+/// Parses a whole XML document with quick-xml (a malformed one fails the test).
+fn parse_xml(xml: &str) -> Element {
+    use quick_xml::events::{BytesStart, Event};
+    use quick_xml::XmlVersion;
+    fn element(e: &BytesStart<'_>) -> Element {
+        Element {
+            name: e.name().as_ref().to_owned(),
+            attributes: e
+                .attributes()
+                .map(|a| {
+                    let a = a.expect("a well-formed attribute");
+                    (
+                        a.key.as_ref().to_owned(),
+                        a.normalized_value(XmlVersion::Explicit1_0)
+                            .expect("a well-formed value")
+                            .into_owned(),
+                    )
+                })
+                .collect(),
+            ..Element::default()
+        }
+    }
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut stack = vec![Element::default()];
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            Event::Start(e) => stack.push(element(&e)),
+            Event::Empty(e) => stack.last_mut().unwrap().children.push(element(&e)),
+            Event::End(_) => {
+                let done = stack.pop().unwrap();
+                stack.last_mut().unwrap().children.push(done);
+            }
+            Event::Text(t) => stack.last_mut().unwrap().text.push_str(&t.xml10_content()),
+            Event::GeneralRef(r) => {
+                let c = match r.resolve_char_ref().expect("a valid reference") {
+                    Some(c) => c.to_string(),
+                    None => quick_xml::escape::resolve_predefined_entity(&r)
+                        .expect("a predefined entity")
+                        .to_owned(),
+                };
+                stack.last_mut().unwrap().text.push_str(&c);
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!(stack.len(), 1, "unclosed elements");
+    let mut document = stack.pop().unwrap();
+    assert_eq!(document.children.len(), 1, "one root element");
+    document.children.pop().unwrap()
+}
+
+/// Checks an element tree against the JUnit schema CI servers read (the structure of Jenkins'
+/// junit-10.xsd): which element may hold which, the allowed and the required attributes, and
+/// counts that agree with the test cases.
+fn check_junit_structure(e: &Element, parent: Option<&str>) {
+    // (element, allowed parents, required attributes, optional attributes)
+    type Rule = (&'static str, &'static [&'static str], Names, Names);
+    type Names = &'static [&'static str];
+    const RULES: &[Rule] = &[
+        (
+            "testsuites",
+            &[],
+            &[],
+            &["name", "time", "tests", "failures", "errors"],
+        ),
+        (
+            "testsuite",
+            &["testsuites", "testsuite"],
+            &["name", "tests", "failures", "errors"],
+            &[
+                "group",
+                "time",
+                "skipped",
+                "timestamp",
+                "hostname",
+                "id",
+                "package",
+                "file",
+                "log",
+                "url",
+            ],
+        ),
+        ("properties", &["testsuite"], &[], &[]),
+        ("property", &["properties"], &["name", "value"], &[]),
+        (
+            "testcase",
+            &["testsuite"],
+            &["name"],
+            &["time", "classname", "group"],
+        ),
+        ("failure", &["testcase"], &[], &["type", "message"]),
+        ("error", &["testcase"], &[], &["type", "message"]),
+        ("skipped", &["testcase"], &[], &["type", "message"]),
+        ("system-out", &["testcase", "testsuite"], &[], &[]),
+        ("system-err", &["testcase", "testsuite"], &[], &[]),
+    ];
+    let Some((_, parents, required, optional)) = RULES.iter().find(|r| r.0 == e.name) else {
+        panic!("<{}> is no JUnit element", e.name);
+    };
+    match parent {
+        None => assert_eq!(e.name, "testsuites", "the root"),
+        Some(p) => assert!(parents.contains(&p), "<{}> inside <{p}>", e.name),
+    }
+    for key in e.attributes.keys() {
+        assert!(
+            required.contains(&key.as_str()) || optional.contains(&key.as_str()),
+            "<{}> has no attribute {key}",
+            e.name
+        );
+    }
+    for key in *required {
+        assert!(e.attributes.contains_key(*key), "<{}> needs {key}", e.name);
+    }
+    if matches!(
+        e.name.as_str(),
+        "testsuites" | "testsuite" | "properties" | "property"
+    ) {
+        assert!(e.text.trim().is_empty(), "<{}> holds no text", e.name);
+    }
+    if e.name == "testsuite" {
+        let cases: Vec<&Element> = e.children.iter().filter(|c| c.name == "testcase").collect();
+        let with = |name: &str| {
+            cases
+                .iter()
+                .filter(|c| c.children.iter().any(|o| o.name == name))
+                .count()
+                .to_string()
+        };
+        assert_eq!(e.attributes["tests"], cases.len().to_string());
+        assert_eq!(e.attributes["failures"], with("failure"));
+        assert_eq!(e.attributes["errors"], with("error"));
+        assert_eq!(e.attributes["skipped"], with("skipped"));
+    }
+    for c in &e.children {
+        check_junit_structure(c, Some(&e.name));
+    }
+}
+
+/// The test case `name` of a suite, whose class name is the suite's name.
+fn testcase<'a>(suite: &'a Element, name: &str) -> &'a Element {
+    let c = suite
+        .children
+        .iter()
+        .find(|c| c.name == "testcase" && c.attributes["name"] == name)
+        .unwrap_or_else(|| panic!("no test case {name}"));
+    assert_eq!(c.attributes["classname"], suite.attributes["name"]);
+    c
+}
+
+#[test]
+fn junit_has_a_test_case_per_item_with_the_trial_message() {
+    use sqlsuite::report::message;
+
+    // Regression mode (the demo's manifest): known failures are skipped, with the reason.
+    let out = sqlsuite(&["eval", "datasets/demo/demo.toml", "--format", "junit"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let xml = text(&out.stdout);
+    assert!(
+        xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"),
+        "{xml}"
+    );
+    let root = parse_xml(&xml);
+    check_junit_structure(&root, None);
+    assert_eq!(root.attributes["tests"], "40");
+    let names: Vec<&str> = root
+        .children
+        .iter()
+        .map(|s| s.attributes["name"].as_str())
+        .collect();
+    assert_eq!(names, ["demo::v1", "demo::v2"]);
+    let v1 = &root.children[0];
+    assert_eq!(
+        (
+            v1.attributes["tests"].as_str(),
+            v1.attributes["failures"].as_str(),
+            v1.attributes["skipped"].as_str()
+        ),
+        ("20", "0", "7")
+    );
+    let case = testcase;
+    let skipped = case(v1, "03_library");
+    assert_eq!(skipped.children[0].name, "skipped");
+    assert_eq!(
+        skipped.children[0].attributes["message"],
+        "known failure: exec=rows_differ"
+    );
+    assert!(case(v1, "00_library").children.is_empty());
+    // Provenance and the summary are the suite's properties.
+    let properties = &v1.children[0];
+    assert_eq!(properties.name, "properties");
+    let property = |name: &str| {
+        properties
+            .children
+            .iter()
+            .find(|p| p.attributes["name"] == name)
+            .map(|p| p.attributes["value"].clone())
+            .unwrap_or_else(|| panic!("no property {name}"))
+    };
+    assert!(property("provenance.predictions").starts_with("v1.txt sha256:"));
+    assert!(property("provenance.databases").starts_with("2 files sha256:"));
+    assert_eq!(
+        property("summary.exec"),
+        "exec: 13/20 correct = 65.00% (20 items, 7 incorrect)"
+    );
+
+    // Strict mode: each incorrect item fails with the message its trial prints, even when the
+    // prediction holds characters XML cannot carry.
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines: Vec<String> = std::fs::read_to_string(demo_dir().join("predictions/v1.txt"))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines[0] = "SELECT 'bell\u{7}' < 1 AND \"x\" & 1".to_owned();
+    let predictions = dir.path().join("p.txt");
+    std::fs::write(&predictions, lines.join("\n") + "\n").unwrap();
+    let m = demo_manifest(
+        dir.path(),
+        &[("p", &predictions)],
+        "[gate]\nmode = \"strict\"\n",
+    );
+    let out = sqlsuite(&["eval", m.to_str().unwrap(), "--format", "junit"]);
+    assert_eq!(out.status.code(), Some(1), "strict mode fails");
+    let root = parse_xml(&text(&out.stdout));
+    check_junit_structure(&root, None);
+    let suite = &root.children[0];
+    assert_eq!(suite.attributes["failures"], "8");
+    assert_eq!(suite.attributes["skipped"], "0");
+    let eval = sqlsuite::Evaluation::open(&m).unwrap();
+    for i in [0, 3, 13] {
+        let c = case(suite, &format!("{i:02}_{}", eval.items()[i].db_id));
+        let failure = &c.children[0];
+        assert_eq!(failure.name, "failure");
+        let trial_message = message::failure(&eval, 0, i).replace('\u{7}', "\u{FFFD}");
+        assert_eq!(failure.text.trim_end(), trial_message.trim_end());
+        assert!(
+            failure.attributes["message"].starts_with("exec: "),
+            "{failure:?}"
+        );
+        assert_eq!(
+            failure.attributes["type"],
+            format!("exec={}", eval.result(0, i).verdicts[0].1.code)
+        );
+    }
 }

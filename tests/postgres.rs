@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         "postgres::read_only",
         "postgres::types",
         "postgres::timeout",
+        "postgres::server_version",
     ];
     let trials = match admin {
         None => names
@@ -47,11 +48,12 @@ fn main() -> ExitCode {
             })
             .collect(),
         Some(conn) => {
-            let (c1, c2, c3) = (conn.clone(), conn.clone(), conn);
+            let (c1, c2, c3, c4) = (conn.clone(), conn.clone(), conn.clone(), conn);
             vec![
                 Trial::test(names[0], move || read_only(&c1)),
                 Trial::test(names[1], move || types(&c2)),
                 Trial::test(names[2], move || timeout(&c3)),
+                Trial::test(names[3], move || server_version(&c4)),
             ]
         }
     };
@@ -291,5 +293,21 @@ fn timeout(admin: &str) -> Result<(), Failed> {
         return Err(format!("a 10^8-row result gave {r:?}").into());
     }
     println!("pg_sleep(30) interrupted after {took:?}");
+    Ok(())
+}
+
+/// The version provenance records: `SHOW server_version`'s first word, as a client reads it.
+fn server_version(admin: &str) -> Result<(), Failed> {
+    let backend = Postgres::new(admin)?;
+    let version = backend.server_version(&Database::Named("postgres".into()))?;
+    let mut client = Config::from_str(admin)?.dbname("postgres").connect(NoTls)?;
+    let full: String = client.query_one("SHOW server_version", &[])?.get(0);
+    if full.split_whitespace().next() != Some(version.as_str()) {
+        return Err(format!("server_version gave {version:?}; the server says {full:?}").into());
+    }
+    if version.is_empty() || !version.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(format!("{version:?} is no version number").into());
+    }
+    println!("PostgreSQL {version} ({full})");
     Ok(())
 }

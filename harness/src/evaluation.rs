@@ -14,6 +14,7 @@ use crate::dataset::{Dataset, Item};
 use crate::executor::Executor;
 use crate::manifest::Manifest;
 use crate::metric::{exact_match, Metric, Resources, Status, Verdict};
+use crate::provenance::Provenance;
 use crate::registry::{self, Composition};
 use crate::work_pool;
 
@@ -55,6 +56,7 @@ pub struct Evaluation {
     databases: Option<Databases>,
     executor: Executor,
     results: Vec<Vec<OnceLock<ItemResult>>>,
+    provenance: OnceLock<Provenance>,
 }
 
 impl Evaluation {
@@ -120,6 +122,7 @@ impl Evaluation {
             databases,
             executor,
             results,
+            provenance: OnceLock::new(),
         })
     }
 
@@ -146,6 +149,21 @@ impl Evaluation {
 
     pub fn executor(&self) -> &Executor {
         &self.executor
+    }
+
+    /// What the verdicts depend on besides the code: versions, file hashes, metric options
+    /// (computed on first call, so each file is hashed once per run).
+    pub fn provenance(&self) -> &Provenance {
+        self.provenance.get_or_init(|| {
+            let metrics: Vec<&str> = self.metrics().collect();
+            Provenance::compute(
+                &self.manifest,
+                &self.dataset,
+                self.databases.as_ref(),
+                self.executor.backend(),
+                &metrics,
+            )
+        })
     }
 
     /// The prediction of set `set` for item `item`.

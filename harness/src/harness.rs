@@ -32,9 +32,9 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::evaluation::{Evaluation, OpenError};
 use crate::manifest::{GateMode, LoadError};
-use crate::metric::Status;
+use crate::report::outcome::{self, Outcome};
 use crate::report::snapshot::{self, Accepted};
-use crate::report::{gate, message, summary::Summary};
+use crate::report::{gate, summary::Summary};
 
 /// Environment variable that turns "data unavailable" from ignored into failed (CI sets it).
 pub const REQUIRE_DATA_ENV: &str = "SQLSUITE_REQUIRE_SHARED";
@@ -161,43 +161,10 @@ fn item_trial(
     i: usize,
     accepted: Option<&Accepted>,
 ) -> Result<Completion, Failed> {
-    let result = eval.result(set, i);
-    let regression_mode = eval.manifest.gate.mode == GateMode::Regression;
-    if regression_mode {
-        let regressed = accepted
-            .map(|a| a.regressions(i, result))
-            .unwrap_or_default();
-        if !regressed.is_empty() {
-            let mut msg = message::failure(eval, set, i);
-            msg.push_str(&format!(
-                "regression: correct under {} in the accepted snapshot\n",
-                regressed.join(", ")
-            ));
-            return Err(msg.into());
-        }
-    }
-    match result.status() {
-        Status::Correct => Ok(Completion::Completed),
-        Status::Skipped => {
-            let reasons: Vec<&str> = result
-                .verdicts
-                .iter()
-                .map(|(_, v)| v.reason.as_str())
-                .collect();
-            Ok(Completion::ignored_with(reasons.join("; ")))
-        }
-        Status::Incorrect | Status::GoldError if regression_mode => {
-            let codes: Vec<String> = result
-                .verdicts
-                .iter()
-                .map(|(m, v)| format!("{m}={}", v.code))
-                .collect();
-            Ok(Completion::ignored_with(format!(
-                "known failure: {}",
-                codes.join(" ")
-            )))
-        }
-        Status::Incorrect | Status::GoldError => Err(message::failure(eval, set, i).into()),
+    match outcome::of(eval, set, i, accepted) {
+        Outcome::Passed => Ok(Completion::Completed),
+        Outcome::Ignored(why) => Ok(Completion::ignored_with(why)),
+        Outcome::Failed(message) => Err(message.into()),
     }
 }
 

@@ -26,6 +26,7 @@ pub mod executor;
 pub mod harness;
 pub mod manifest;
 pub mod metric;
+pub mod provenance;
 pub mod registry;
 pub mod work_pool;
 

@@ -211,6 +211,12 @@ pub trait Backend: Send + Sync + fmt::Debug {
     fn execute(&self, db: &Database, sql: &str, limits: &Limits)
         -> Result<ResultTable, QueryError>;
 
+    /// The version of the server that holds `db`, for a backend that connects to one (reports
+    /// record it as provenance); an error for a backend without a server.
+    fn server_version(&self, _db: &Database) -> Result<String, String> {
+        Err(format!("{} has no server", self.name()))
+    }
+
     /// A fingerprint of the database's content, for the on-disk result cache.
     fn content_hash(&self, db: &Database) -> std::io::Result<String> {
         let Some(path) = db.as_file() else {

@@ -208,6 +208,24 @@ impl Backend for Postgres {
         result
     }
 
+    /// `SHOW server_version`'s first word (`15.8`, without a packager's suffix such as
+    /// `(Debian 15.8-1.pgdg120+1)`), on a session of `db`.
+    fn server_version(&self, db: &Database) -> Result<String, String> {
+        let Database::Named(name) = db else {
+            return Err(format!("{} is no named database", db.label()));
+        };
+        let mut client = self.connect(name).map_err(|e| e.to_string())?;
+        let row = client
+            .query_one("SHOW server_version", &[])
+            .map_err(|e| e.to_string())?;
+        let version: String = row.try_get(0).map_err(|e| e.to_string())?;
+        Ok(version
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_owned())
+    }
+
     /// Server-side data has no file to hash: results are not cached on disk.
     fn content_hash(&self, _db: &Database) -> std::io::Result<String> {
         Err(std::io::Error::new(

@@ -4,11 +4,23 @@
 //!   "metric":"exec","verdict":"incorrect","reason":"row_count","message":"row count differs: …"}`
 //!
 //! Metrics with graded scores add them: `"scores":{"pcm_f1":0.95,"pcm_em":0.0,…}`.
+//!
+//! Each prediction set's lines start with one line of provenance (it has no `index`):
+//! `{"dataset":"spider","predictions":"dev_1","provenance":{"sqlsuite":"0.1.0",…}}`
+//! ([`crate::provenance`]).
 
 use serde::Serialize;
 
 use crate::evaluation::Evaluation;
 use crate::metric::Status;
+use crate::provenance::SetProvenance;
+
+#[derive(Serialize)]
+struct ProvenanceLine<'a> {
+    dataset: &'a str,
+    predictions: &'a str,
+    provenance: SetProvenance<'a>,
+}
 
 #[derive(Serialize)]
 struct Line<'a> {
@@ -24,9 +36,15 @@ struct Line<'a> {
     scores: serde_json::Map<String, serde_json::Value>,
 }
 
-/// The lines of one prediction set (computes its results).
+/// The lines of one prediction set, its provenance first (computes its results).
 pub fn lines(eval: &Evaluation, set: usize) -> Vec<String> {
-    let mut out = Vec::new();
+    let provenance = ProvenanceLine {
+        dataset: &eval.dataset.name,
+        predictions: &eval.dataset.predictions[set].name,
+        provenance: eval.provenance().of_set(set),
+    };
+    // Serialising strings, numbers and TOML values cannot fail.
+    let mut out = vec![serde_json::to_string(&provenance).unwrap_or_default()];
     for (i, item) in eval.items().iter().enumerate() {
         for (metric, v) in &eval.result(set, i).verdicts {
             let line = Line {

@@ -31,8 +31,10 @@ pub fn path(eval: &Evaluation, set: usize) -> PathBuf {
 /// The snapshot text of a prediction set (computes all its results).
 pub fn render(eval: &Evaluation, set: usize) -> String {
     let mut out = format!(
-        "dataset: {}\npredictions: {}\n",
-        eval.dataset.name, eval.dataset.predictions[set].name
+        "dataset: {}\npredictions: {}\n\n{}",
+        eval.dataset.name,
+        eval.dataset.predictions[set].name,
+        eval.provenance().of_set(set).render()
     );
     for metric in eval.metrics() {
         out.push('\n');

@@ -17,7 +17,8 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, status: Status) {
+    /// Counts one more item with `status`.
+    pub fn add(&mut self, status: Status) {
         self.items += 1;
         match status {
             Status::Correct => self.correct += 1,

@@ -1,0 +1,242 @@
+//! The HTML report (`sqlsuite report`): one self-contained file (styles and script inline, no
+//! request to anywhere) for a person to read one prediction set, optionally against another.
+//!
+//! It shows the provenance, each metric's summary, accuracy per hardness, per `db_id` and per
+//! category, and one row per item with a search box and filters; an item that is not correct
+//! expands to its gold, prediction and failure message. With a second set (`--against`), the
+//! items whose verdict flipped come first, regressions before fixes. The template is
+//! `report.html.j2` beside this file, rendered with minijinja (which escapes every value).
+
+use std::collections::BTreeMap;
+
+use minijinja::value::Serde;
+use minijinja::Environment;
+use serde::Serialize;
+
+use super::diff::Diff;
+use super::message;
+use super::summary::{Summary, Tally};
+use crate::evaluation::Evaluation;
+use crate::metric::Status;
+
+const TEMPLATE: &str = include_str!("report.html.j2");
+
+/// Errors rendering the report (a template bug, never the data).
+#[derive(Debug, thiserror::Error)]
+#[error("HTML report template: {0}")]
+pub struct RenderError(#[from] minijinja::Error);
+
+#[derive(Serialize)]
+struct Page {
+    dataset: String,
+    predictions: String,
+    against: Option<String>,
+    provenance: String,
+    metrics: Vec<MetricSection>,
+    items: Vec<Row>,
+    db_ids: Vec<String>,
+    regressed: usize,
+    fixed: usize,
+}
+
+#[derive(Serialize)]
+struct MetricSection {
+    name: String,
+    summary: String,
+    /// Each grouping that has more than one group or is named: `(label, rows)`.
+    groups: Vec<Group>,
+}
+
+#[derive(Serialize)]
+struct Group {
+    label: String,
+    rows: Vec<GroupRow>,
+}
+
+#[derive(Serialize)]
+struct GroupRow {
+    name: String,
+    items: usize,
+    scored: usize,
+    correct: usize,
+    /// `61.25%`, or `-` when nothing was scored.
+    accuracy: String,
+}
+
+#[derive(Serialize)]
+struct Row {
+    index: String,
+    db_id: String,
+    hardness: Option<&'static str>,
+    category: Option<String>,
+    /// `correct`, `incorrect`, `gold_error` or `skipped` (the item's overall status).
+    status: &'static str,
+    /// `regressed`, `fixed` or empty.
+    flip: &'static str,
+    /// `exec=row_count exact_match=correct`.
+    codes: String,
+    /// The other set's codes, with `--against`.
+    against_codes: Option<String>,
+    /// The failure message (gold, prediction, reasons), for items not correct.
+    message: Option<String>,
+    /// The first metric's reason that is not correct (`exec: values differ`), or `correct`.
+    reason: String,
+    question: Option<String>,
+    gold: String,
+    prediction: String,
+}
+
+fn status_name(status: Status) -> &'static str {
+    match status {
+        Status::Correct => "correct",
+        Status::Incorrect => "incorrect",
+        Status::GoldError => "gold_error",
+        Status::Skipped => "skipped",
+    }
+}
+
+fn codes(eval: &Evaluation, set: usize, i: usize) -> String {
+    super::outcome::codes(eval, set, i)
+}
+
+fn group(label: &str, tallies: &BTreeMap<String, Tally>) -> Group {
+    Group {
+        label: label.to_owned(),
+        rows: tallies
+            .iter()
+            .map(|(name, t)| GroupRow {
+                name: name.clone(),
+                items: t.items,
+                scored: t.scored(),
+                correct: t.correct,
+                accuracy: if t.scored() == 0 {
+                    "-".to_owned()
+                } else {
+                    format!("{:.2}%", 100.0 * t.accuracy())
+                },
+            })
+            .collect(),
+    }
+}
+
+/// The report of set `set`, against set `against` if given (computes their results).
+pub fn render(
+    eval: &Evaluation,
+    set: usize,
+    against: Option<usize>,
+) -> Result<String, RenderError> {
+    let diff = against.map(|b| Diff::of(eval, b, set));
+    let mut regressed_items = Vec::new();
+    let mut fixed_items = Vec::new();
+    if let Some(d) = &diff {
+        for m in &d.metrics {
+            regressed_items.extend(m.regressed.values().flatten().copied());
+            fixed_items.extend(m.newly_correct.values().flatten().copied());
+        }
+    }
+    let flip = |i: usize| {
+        if regressed_items.contains(&i) {
+            "regressed"
+        } else if fixed_items.contains(&i) {
+            "fixed"
+        } else {
+            ""
+        }
+    };
+
+    let metrics = eval
+        .metrics()
+        .map(|metric| {
+            let s = Summary::of(eval, set, metric);
+            let mut by_hardness: BTreeMap<String, Tally> = BTreeMap::new();
+            for (i, item) in eval.items().iter().enumerate() {
+                if let (Some(h), Some(v)) = (item.hardness, eval.result(set, i).verdict(metric)) {
+                    by_hardness.entry(h.to_owned()).or_default().add(v.status);
+                }
+            }
+            let mut groups = Vec::new();
+            if !by_hardness.is_empty() {
+                // The official order, not the alphabetical one.
+                let order = ["easy", "medium", "hard", "extra"];
+                let mut g = group("hardness", &by_hardness);
+                g.rows
+                    .sort_by_key(|r| order.iter().position(|o| *o == r.name).unwrap_or(9));
+                groups.push(g);
+            }
+            groups.push(group("db_id", &s.by_db));
+            if !s.by_category.is_empty() {
+                groups.push(group("category", &s.by_category));
+            }
+            MetricSection {
+                name: metric.to_owned(),
+                summary: s
+                    .render()
+                    .lines()
+                    .take_while(|l| !l.starts_with("  db_id"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                groups,
+            }
+        })
+        .collect();
+
+    let width = eval.index_width();
+    let mut items: Vec<Row> = eval
+        .items()
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let status = eval.result(set, i).status();
+            Row {
+                index: format!("{i:0width$}"),
+                db_id: item.db_id.clone(),
+                hardness: item.hardness,
+                category: item.category.clone(),
+                status: status_name(status),
+                flip: flip(i),
+                codes: codes(eval, set, i),
+                against_codes: against.map(|b| codes(eval, b, i)),
+                message: (status != Status::Correct).then(|| message::failure(eval, set, i)),
+                reason: eval
+                    .result(set, i)
+                    .verdicts
+                    .iter()
+                    .find(|(_, v)| v.status != Status::Correct)
+                    .map_or_else(
+                        || "correct".to_owned(),
+                        |(m, v)| format!("{m}: {}", v.reason),
+                    ),
+                question: item.question.clone(),
+                gold: item.gold.clone(),
+                prediction: eval.prediction(set, i).to_owned(),
+            }
+        })
+        .collect();
+    // Flipped items first: regressions, then fixes; each in item order (the sort is stable).
+    items.sort_by_key(|r| match r.flip {
+        "regressed" => 0,
+        "fixed" => 1,
+        _ => 2,
+    });
+    let mut db_ids: Vec<String> = eval.items().iter().map(|i| i.db_id.clone()).collect();
+    db_ids.sort();
+    db_ids.dedup();
+
+    let page = Page {
+        dataset: eval.dataset.name.clone(),
+        predictions: eval.dataset.predictions[set].name.clone(),
+        against: against.map(|b| eval.dataset.predictions[b].name.clone()),
+        provenance: eval.provenance().of_set(set).render(),
+        metrics,
+        regressed: items.iter().filter(|r| r.flip == "regressed").count(),
+        fixed: items.iter().filter(|r| r.flip == "fixed").count(),
+        items,
+        db_ids,
+    };
+    let mut env = Environment::new();
+    // The name ends in `.html`: minijinja escapes every value for HTML.
+    env.add_template("report.html", TEMPLATE)?;
+    Ok(env
+        .get_template("report.html")?
+        .render(minijinja::Value::from(Serde(&page)))?)
+}
