@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
+use sqlsuite::backend::Naming;
+use sqlsuite::dataset::DatabaseLocator;
 use sqlsuite::metric::exec::ExecOptions;
 use sqlsuite::test_suite::distill::{distill_all, DistillOptions};
 use sqlsuite::test_suite::inputs::schema_inputs;
@@ -35,10 +37,20 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("target/suites").join(&manifest.name));
-    // A manifest may glob the suite it is distilled for (its `[distill]` names the schemas):
-    // the directory exists before the manifest is composed.
     std::fs::create_dir_all(&out).with_context(|| out.display().to_string())?;
-    let composition = sqlsuite::registry::compose(&manifest)?;
+    // A manifest may glob the suite it is distilled for (its `[distill]` names the schemas),
+    // and `--out` may write it elsewhere: then the glob's directory need not exist. A single
+    // database per schema is an original to read, and must.
+    let lenient = sqlsuite::registry::compose_for_writing_databases(&manifest)?;
+    let globs_a_suite = match lenient.databases.as_ref().map(|d| &d.naming) {
+        Some(naming @ Naming::Files(_)) => DatabaseLocator::of(naming).is_ok_and(|l| l.is_suite()),
+        _ => false,
+    };
+    let composition = if globs_a_suite {
+        lenient
+    } else {
+        sqlsuite::registry::compose(&manifest)?
+    };
     if composition
         .databases
         .as_ref()

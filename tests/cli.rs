@@ -509,6 +509,56 @@ fn distill_writes_a_deterministic_suite_that_eval_uses() {
 }
 
 #[test]
+fn distill_writes_a_suite_elsewhere_than_the_manifest_globs() {
+    // A manifest for evaluating on a suite: its schemas from `[distill] schema`, its databases
+    // a glob over a directory that does not exist yet; `--out` writes the suite elsewhere.
+    let dir = tempfile::tempdir().unwrap();
+    own_schema(dir.path());
+    let manifest = dir.path().join("on_suite.toml");
+    std::fs::write(
+        &manifest,
+        "[dataset]\nname = \"shop\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\n\
+         [databases]\npath = \"not_yet/{db_id}/*.sqlite\"\n\n[metrics.exec]\n\n\
+         [distill]\nschema = [\"db/{db_id}/{db_id}.sqlite\"]\n",
+    )
+    .unwrap();
+    let out_dir = dir.path().join("elsewhere");
+    distill_into(&manifest, &out_dir);
+    let written = std::fs::read_dir(out_dir.join("shop"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "sqlite")
+        })
+        .count();
+    assert!(written >= 1 && out_dir.join("report.json").is_file());
+    assert!(
+        !dir.path().join("not_yet").exists(),
+        "nothing written where it was not asked"
+    );
+    // A single-database pattern names an original to read: it must exist.
+    let single = dir.path().join("single.toml");
+    std::fs::write(
+        &single,
+        std::fs::read_to_string(&manifest)
+            .unwrap()
+            .replace("not_yet/{db_id}/*.sqlite", "missing/{db_id}.sqlite"),
+    )
+    .unwrap();
+    let o = sqlsuite(&[
+        "distill",
+        single.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("missing"), "{}", text(&o.stderr));
+}
+
+#[test]
 fn distill_generates_within_the_authors_constraints() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = own_schema(dir.path());

@@ -62,6 +62,13 @@ pub fn compose(manifest: &Manifest) -> Result<Composition, OpenError> {
     STANDARD.compose(manifest)
 }
 
+/// [`compose`] for a tool that writes the databases the manifest names rather than reading them
+/// (`sqlsuite distill`, whose manifest may glob the suite it is about to write): the
+/// `[databases]` location is checked for form, not for existence.
+pub fn compose_for_writing_databases(manifest: &Manifest) -> Result<Composition, OpenError> {
+    STANDARD.compose_with(manifest, false)
+}
+
 /// Errors opening a manifest's evaluation.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
@@ -131,6 +138,16 @@ fn and_list(names: &[String]) -> String {
 impl Registry {
     /// Validates a manifest's format, backend, metrics and gate, and builds them.
     pub fn compose(&self, manifest: &Manifest) -> Result<Composition, OpenError> {
+        self.compose_with(manifest, true)
+    }
+
+    /// [`Registry::compose`]; `databases_must_exist: false` does not count a missing
+    /// `[databases]` location as missing input.
+    fn compose_with(
+        &self,
+        manifest: &Manifest,
+        databases_must_exist: bool,
+    ) -> Result<Composition, OpenError> {
         let source = manifest.source();
         let format = find(
             self.formats,
@@ -186,7 +203,12 @@ impl Registry {
                     }
                     None => &self.backends[0],
                 };
-                Some((entry.configure)(&section, &mut missing)?)
+                let before = missing.len();
+                let databases = (entry.configure)(&section, &mut missing)?;
+                if !databases_must_exist {
+                    missing.truncate(before);
+                }
+                Some(databases)
             }
         };
 
