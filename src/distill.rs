@@ -7,8 +7,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use sqlsuite::backend::Naming;
-use sqlsuite::dataset::DatabaseLocator;
 use sqlsuite::metric::exec::ExecOptions;
 use sqlsuite::test_suite::distill::{distill_all, DistillOptions};
 use sqlsuite::test_suite::inputs::schema_inputs;
@@ -39,18 +37,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| Path::new("target/suites").join(&manifest.name));
     std::fs::create_dir_all(&out).with_context(|| out.display().to_string())?;
     // A manifest may glob the suite it is distilled for (its `[distill]` names the schemas),
-    // and `--out` may write it elsewhere: then the glob's directory need not exist. A single
-    // database per schema is an original to read, and must.
-    let lenient = sqlsuite::registry::compose_for_writing_databases(&manifest)?;
-    let globs_a_suite = match lenient.databases.as_ref().map(|d| &d.naming) {
-        Some(naming @ Naming::Files(_)) => DatabaseLocator::of(naming).is_ok_and(|l| l.is_suite()),
-        _ => false,
-    };
-    let composition = if globs_a_suite {
-        lenient
-    } else {
-        sqlsuite::registry::compose(&manifest)?
-    };
+    // and `--out` may write it elsewhere: then the glob's directory need not exist.
+    let composition = sqlsuite::registry::compose_for_writing_databases(&manifest)?;
     if composition
         .databases
         .as_ref()

@@ -12,9 +12,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::backend::{self, BackendEntry, Databases};
+use crate::backend::{self, BackendEntry, Databases, Naming};
 use crate::config::{ManifestError, Section};
-use crate::dataset::{self, DatasetError, FormatEntry, Inputs, PredictionInput};
+use crate::dataset::{self, DatabaseLocator, DatasetError, FormatEntry, Inputs, PredictionInput};
 use crate::manifest::{LoadError, Manifest, WhenMissing};
 use crate::metric::{self, exact_match, Metric, MetricEntry, Resources};
 
@@ -63,8 +63,9 @@ pub fn compose(manifest: &Manifest) -> Result<Composition, OpenError> {
 }
 
 /// [`compose`] for a tool that writes the databases the manifest names rather than reading them
-/// (`sqlsuite distill`, whose manifest may glob the suite it is about to write): the
-/// `[databases]` location is checked for form, not for existence.
+/// (`sqlsuite distill`, whose manifest may glob the suite it is about to write): a
+/// `[databases]` glob is checked for form, not for existence. A single database per schema is
+/// an original to read, and must exist.
 pub fn compose_for_writing_databases(manifest: &Manifest) -> Result<Composition, OpenError> {
     STANDARD.compose_with(manifest, false)
 }
@@ -142,7 +143,7 @@ impl Registry {
     }
 
     /// [`Registry::compose`]; `databases_must_exist: false` does not count a missing
-    /// `[databases]` location as missing input.
+    /// `[databases]` glob (a test suite still to be written) as missing input.
     fn compose_with(
         &self,
         manifest: &Manifest,
@@ -205,7 +206,13 @@ impl Registry {
                 };
                 let before = missing.len();
                 let databases = (entry.configure)(&section, &mut missing)?;
-                if !databases_must_exist {
+                let globs_a_suite = || match &databases.naming {
+                    naming @ Naming::Files(_) => {
+                        DatabaseLocator::of(naming).is_ok_and(|l| l.is_suite())
+                    }
+                    Naming::Names(_) => false,
+                };
+                if !databases_must_exist && globs_a_suite() {
                     missing.truncate(before);
                 }
                 Some(databases)

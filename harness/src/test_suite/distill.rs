@@ -705,7 +705,7 @@ pub fn distill_schema(
     // Per gold (its text as in the gold file): the databases that are no part of its suite.
     let mut exclusions = crate::dataset::Exclusions::new();
     for (g, o) in input.golds.iter().zip(&outcomes) {
-        // Two items with the same gold share an entry; a database is named once.
+        // A database is named once.
         if !o.ambiguous_on.is_empty() || !o.respelled_on.is_empty() || !o.fails_on.is_empty() {
             let e = exclusions.entry(g.gold.clone()).or_default();
             for name in o
