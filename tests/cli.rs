@@ -402,7 +402,11 @@ fn own_schema(dir: &Path) -> PathBuf {
 
 /// `sqlsuite distill <manifest> --out <dir>` with a small budget and a fixed seed.
 fn distill_into(manifest: &Path, out_dir: &Path) -> String {
-    let o = sqlsuite(&[
+    distill_into_with(manifest, out_dir, &[])
+}
+
+fn distill_into_with(manifest: &Path, out_dir: &Path, more: &[&str]) -> String {
+    let mut args = vec![
         "distill",
         manifest.to_str().unwrap(),
         "--out",
@@ -411,7 +415,9 @@ fn distill_into(manifest: &Path, out_dir: &Path) -> String {
         "200",
         "--seed",
         "5",
-    ]);
+    ];
+    args.extend_from_slice(more);
+    let o = sqlsuite(&args);
     assert!(
         o.status.success(),
         "{}\n{}",
@@ -443,13 +449,15 @@ fn eval_on_suite(manifest: &Path, suite_dir: &Path) -> Vec<serde_json::Value> {
 fn distill_writes_a_deterministic_suite_that_eval_uses() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = own_schema(dir.path());
-    let run = |out: &str| {
+    let run = |out: &str, jobs: &str| {
         let out_dir = dir.path().join(out);
-        let stdout = distill_into(&manifest, &out_dir);
+        let stdout = distill_into_with(&manifest, &out_dir, &["--jobs", jobs]);
         (out_dir, stdout)
     };
-    let (a, summary) = run("a");
-    let (b, _) = run("b");
+    // Each drawn database examines the golds on several workers at once: the suite does not
+    // depend on how many.
+    let (a, summary) = run("a", "3");
+    let (b, _) = run("b", "1");
     assert!(summary.contains("shop"), "{summary}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(a.join("report.json")).unwrap()).unwrap();
@@ -489,7 +497,7 @@ fn distill_writes_a_deterministic_suite_that_eval_uses() {
             && names[3..].iter().all(|n| n.ends_with(".sqlite")),
         "{suite:?}"
     );
-    assert_eq!(suite, files(&b), "same seed, same suite");
+    assert_eq!(suite, files(&b), "same seed, same suite, on 3 workers or 1");
 
     // Test-suite accuracy: the suite glob in a manifest.
     let lines = eval_on_suite(&manifest, &a);

@@ -7,6 +7,8 @@
 //! or too-long prediction is wrong), so a distinguished neighbor is judged wrong on the suite.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -528,6 +530,8 @@ pub fn distill_schema(
         .iter()
         .map(|o| o.unmatched_constants.is_empty())
         .collect();
+    // Per gold: some drawn database gave it a non-empty answer.
+    let mut answered = vec![false; prepared.len()];
     let probe_budget = options.max_databases / 4;
     let open_golds = |prepared: &[Prepared], probing: bool| -> Vec<usize> {
         (0..prepared.len())
@@ -579,6 +583,40 @@ pub fn distill_schema(
             constants
         };
         let conn = random_db::in_memory(&input.schema, &constants, seed)?;
+        let how = Examination {
+            gold_limits: &gold_limits,
+            neighbor_limits: &neighbor_limits,
+            reject_ambiguous: options.reject_ambiguous,
+            probing,
+        };
+        // Every open gold is examined here, in parallel. A gold already answered elsewhere is
+        // pursued here only if it is witnessed or answered here too: an empty answer tells
+        // few neighbors apart, at the cost of running them all (spec/test_suite.md).
+        let (conn, examined) = examine_open(
+            &open,
+            conn,
+            &input.schema,
+            &constants,
+            seed,
+            |g, target, twin| {
+                let witnessed = g == focus || others.contains(&g);
+                let pursue = if respell && natural[g] {
+                    Pursue::AnswerOnly
+                } else if !witnessed && answered[g] {
+                    Pursue::IfAnswered
+                } else {
+                    Pursue::Always
+                };
+                examine(
+                    &prepared[g],
+                    &outcomes[g].probes,
+                    target,
+                    twin,
+                    &how,
+                    pursue,
+                )
+            },
+        )?;
         let target = Target::Memory(&conn);
         let mut twin = Twin {
             schema: &input.schema,
@@ -593,53 +631,15 @@ pub fn distill_schema(
         let mut satisfied: Vec<(usize, usize)> = Vec::new();
         // Golds that fail here (with why): this database is no part of their suites.
         let mut failing: Vec<(usize, QueryError)> = Vec::new();
-        for &g in &open {
-            let p = &prepared[g];
-            let gold = match target.run(&p.gold, &gold_limits) {
-                Ok(t) => t,
-                Err(e) => {
-                    failing.push((g, e));
-                    continue;
-                }
-            };
-            if respell && natural[g] {
-                continue;
-            }
-            // Where the gold's question has no natural answer, this database is no part of
-            // its suite: it tells none of its neighbors apart.
-            if options.reject_ambiguous
-                && p.presupposes.fails(
-                    &p.gold,
-                    &gold,
-                    p.options,
-                    &target,
-                    &mut twin,
-                    &gold_limits,
-                )?
-            {
+        for (&g, e) in open.iter().zip(examined) {
+            answered[g] |= e.answered;
+            if let Some(error) = e.failure {
+                failing.push((g, error));
+            } else if e.ambiguous {
                 excluded.push(g);
-                continue;
             }
-            for (n, ts) in p.targets.iter().enumerate() {
-                for (t, sql) in ts.iter().enumerate() {
-                    if let Ok(true) | Err(QueryError::Sql(_)) =
-                        differs(&target, &gold, sql, p.options, &neighbor_limits)
-                    {
-                        found.push((g, n, t));
-                    }
-                }
-            }
-            for (i, _) in p
-                .open_probes
-                .iter()
-                .enumerate()
-                .filter(|(_, o)| **o && probing)
-            {
-                let sql = &outcomes[g].probes[i].probe.sql;
-                if let Ok(true) = differs(&target, &gold, sql, p.options, &neighbor_limits) {
-                    satisfied.push((g, i));
-                }
-            }
+            found.extend(e.found.into_iter().map(|(n, t)| (g, n, t)));
+            satisfied.extend(e.satisfied.into_iter().map(|i| (g, i)));
         }
         if found.is_empty() && satisfied.is_empty() {
             continue;
@@ -748,6 +748,161 @@ pub fn distill_schema(
         golds: outcomes,
         constraints: input.constraints.clone(),
     })
+}
+
+/// What one drawn database tells of one gold that still has neighbors to tell apart.
+#[derive(Default)]
+struct Examined {
+    /// The gold fails here: the database is no part of its suite.
+    failure: Option<QueryError>,
+    /// Its question has no natural answer here ([`Presupposition::fails`]).
+    ambiguous: bool,
+    /// Its answer here is not empty.
+    answered: bool,
+    /// (neighbor, target) told apart here.
+    found: Vec<(usize, usize)>,
+    /// Its probes satisfied here.
+    satisfied: Vec<usize>,
+}
+
+/// The limits and switches every gold is examined with on a drawn database.
+struct Examination<'a> {
+    gold_limits: &'a Limits,
+    neighbor_limits: &'a Limits,
+    reject_ambiguous: bool,
+    probing: bool,
+}
+
+/// How far a gold is pursued on a drawn database.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pursue {
+    /// Its neighbors and probes are run.
+    Always,
+    /// Only if its answer here is not empty.
+    IfAnswered,
+    /// Only the gold runs (a database respelled for other golds: no part of its suite).
+    AnswerOnly,
+}
+
+fn examine(
+    p: &Prepared,
+    probes: &[ProbeOutcome],
+    target: &Target,
+    twin: &mut Twin,
+    how: &Examination,
+    pursue: Pursue,
+) -> Result<Examined, SuiteError> {
+    let mut e = Examined::default();
+    let gold = match target.run(&p.gold, how.gold_limits) {
+        Ok(t) => t,
+        Err(error) => {
+            e.failure = Some(error);
+            return Ok(e);
+        }
+    };
+    if pursue == Pursue::AnswerOnly {
+        return Ok(e);
+    }
+    e.answered = !gold.rows.is_empty();
+    // Where the gold's question has no natural answer, this database is no part of its
+    // suite: it tells none of its neighbors apart.
+    if how.reject_ambiguous
+        && p.presupposes
+            .fails(&p.gold, &gold, p.options, target, twin, how.gold_limits)?
+    {
+        e.ambiguous = true;
+        return Ok(e);
+    }
+    if pursue == Pursue::IfAnswered && !e.answered {
+        return Ok(e);
+    }
+    for (n, ts) in p.targets.iter().enumerate() {
+        for (t, sql) in ts.iter().enumerate() {
+            if let Ok(true) | Err(QueryError::Sql(_)) =
+                differs(target, &gold, sql, p.options, how.neighbor_limits)
+            {
+                e.found.push((n, t));
+            }
+        }
+    }
+    if how.probing {
+        for (i, _) in p.open_probes.iter().enumerate().filter(|(_, o)| **o) {
+            let sql = &probes[i].probe.sql;
+            if let Ok(true) = differs(target, &gold, sql, p.options, how.neighbor_limits) {
+                e.satisfied.push(i);
+            }
+        }
+    }
+    Ok(e)
+}
+
+/// Runs `examine` for every gold of `open` on the drawn database `seed`, on the work pool's
+/// threads: one worker uses `conn`, each other one draws its own copy (the same seed draws
+/// the same rows) when it first takes a gold. Returns `conn` and the results in `open`'s
+/// order, which do not depend on the number of workers.
+fn examine_open<F>(
+    open: &[usize],
+    conn: rusqlite::Connection,
+    schema: &SuiteSchema,
+    constants: &Constants,
+    seed: u64,
+    examine: F,
+) -> Result<(rusqlite::Connection, Vec<Examined>), SuiteError>
+where
+    F: Fn(usize, &Target, &mut Twin) -> Result<Examined, SuiteError> + Sync,
+{
+    let next = AtomicUsize::new(0);
+    let given = Mutex::new(Some(conn));
+    let take_given = || given.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let workers = work_pool::threads().clamp(1, open.len().max(1));
+    let parts = (0..workers)
+        .into_par_iter()
+        .map(|_| {
+            let mut twin = Twin {
+                schema,
+                constants,
+                seed,
+                conn: None,
+            };
+            let mut mine: Option<(rusqlite::Connection, bool)> = None;
+            let mut out = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= open.len() {
+                    break;
+                }
+                let (conn, _) = match mine.take() {
+                    Some(m) => mine.insert(m),
+                    None => mine.insert(match take_given() {
+                        Some(c) => (c, true),
+                        None => (random_db::in_memory(schema, constants, seed)?, false),
+                    }),
+                };
+                out.push((i, examine(open[i], &Target::Memory(conn), &mut twin)?));
+            }
+            Ok((mine.and_then(|(c, given)| given.then_some(c)), out))
+        })
+        .collect::<Vec<Result<_, SuiteError>>>();
+    let mut examined: Vec<Option<Examined>> = open.iter().map(|_| None).collect();
+    let mut conn = take_given();
+    for part in parts {
+        let (back, out) = part?;
+        conn = conn.or(back);
+        for (i, e) in out {
+            examined[i] = Some(e);
+        }
+    }
+    let conn = conn.ok_or_else(|| SuiteError::Generate {
+        db_id: schema.db_id.clone(),
+        message: "a worker lost the drawn database".into(),
+    })?;
+    Ok((
+        conn,
+        examined
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect(),
+    ))
 }
 
 /// A random database with every table's rows inserted in reverse order, made on first need.
