@@ -32,18 +32,17 @@ fn main() -> ExitCode {
         return harness::run(&[&manifest.to_string_lossy()]);
     }
     let args = Arguments::from_args();
-    let trial = if cargo(&["insta", "--version"], Path::new("."))
-        .is_some_and(|o| o.status.success())
-    {
-        Trial::test(NAME, pending_then_accepted)
-    } else {
-        harness::unavailable_trial(
-            NAME,
-            "cargo-insta is not installed (`cargo install cargo-insta --locked`; .ci/run \
+    let trial =
+        if cargo(&["insta", "--version"], Path::new(".")).is_some_and(|o| o.status.success()) {
+            Trial::test(NAME, pending_then_accepted)
+        } else {
+            harness::unavailable_trial(
+                NAME,
+                "cargo-insta is not installed (`cargo install cargo-insta --locked`; .ci/run \
              installs it)"
-                .to_owned(),
-        )
-    };
+                    .to_owned(),
+            )
+        };
     libtest_mimic::run(&args, vec![trial]).exit_code()
 }
 
@@ -150,8 +149,8 @@ fn pending_then_accepted() -> Result<(), Failed> {
     }
 
     // v1's first item judged row_count in its accepted snapshot now predicts the gold itself.
-    let accepted = std::fs::read_to_string(repo.join("snapshots/demo__v1.snap"))
-        .map_err(|e| e.to_string())?;
+    let accepted =
+        std::fs::read_to_string(repo.join("snapshots/demo__v1.snap")).map_err(|e| e.to_string())?;
     let line = accepted
         .lines()
         .find(|l| l.ends_with(" exec=row_count"))
@@ -183,7 +182,9 @@ fn pending_then_accepted() -> Result<(), Failed> {
         return Err(format!("no pending {}:\n{output}", pending.display()).into());
     }
     if !output.contains("demo__v1.snap") || !output.contains("cargo insta review") {
-        return Err(format!("cargo insta test does not report the pending snapshot:\n{output}").into());
+        return Err(
+            format!("cargo insta test does not report the pending snapshot:\n{output}").into(),
+        );
     }
     if repo.join("snapshots/demo__v2.snap.new").exists() {
         return Err(format!("v2 changed too:\n{output}").into());
@@ -198,8 +199,8 @@ fn pending_then_accepted() -> Result<(), Failed> {
     if !accept.status.success() || pending.exists() {
         return Err(format!("cargo insta accept:\n{}", show(&accept)).into());
     }
-    let now = std::fs::read_to_string(repo.join("snapshots/demo__v1.snap"))
-        .map_err(|e| e.to_string())?;
+    let now =
+        std::fs::read_to_string(repo.join("snapshots/demo__v1.snap")).map_err(|e| e.to_string())?;
     let flipped = line.replace(" exec=row_count", " exec=correct");
     if !now.lines().any(|l| l == flipped) {
         return Err(format!("the accepted snapshot lacks {flipped:?}:\n{now}").into());

@@ -35,10 +35,13 @@ fn main() -> ExitCode {
             every_value_is_escaped();
             Ok(())
         }),
-        Trial::test("report::accuracy_per_hardness_in_the_official_order", || {
-            accuracy_per_hardness_in_the_official_order();
-            Ok(())
-        }),
+        Trial::test(
+            "report::accuracy_per_hardness_in_the_official_order",
+            || {
+                accuracy_per_hardness_in_the_official_order();
+                Ok(())
+            },
+        ),
     ];
     let browser_trials = [
         "report::chromium::demo_search_and_filters",
@@ -323,11 +326,9 @@ fn failing_item(
 ) -> (usize, Vec<String>) {
     let exec = &numbers[set]["exec"];
     let shows_rows = |i: &usize| {
-        exec.verdicts
-            .get(i)
-            .is_some_and(|(verdict, reason)| {
-                verdict == "incorrect" && (reason == "rows_differ" || reason == "row_count")
-            })
+        exec.verdicts.get(i).is_some_and(|(verdict, reason)| {
+            verdict == "incorrect" && (reason == "rows_differ" || reason == "row_count")
+        })
     };
     let index = preferred
         .iter()
@@ -345,7 +346,12 @@ fn failing_item(
     let v = eval.result(s, index).verdict("exec").unwrap();
     assert!(!v.details.is_empty(), "item {index} has no details");
     let mut lines = vec![format!("exec: {}", v.reason)];
-    lines.extend(v.details.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned));
+    lines.extend(
+        v.details
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_owned),
+    );
     (index, lines)
 }
 
@@ -357,18 +363,25 @@ fn pair_page(browser: &Path, manifest: &Path, a: &str, b: &str, name: &str) {
     let (page, _) = report(dir.path(), manifest, &["--predictions", a, "--against", b]);
     let numbers = cli_numbers::of(manifest, &[a, b]);
     let dom = chromium::dom(browser, &page, "");
-    assert!(chromium::render_ms(&dom).is_some(), "the script did not finish");
+    assert!(
+        chromium::render_ms(&dom).is_some(),
+        "the script did not finish"
+    );
 
     // (a) The summary numbers are the command line's.
     for (metric, m) in &numbers[a] {
-        let summary = chromium::element(&dom, &format!("<pre class=\"summary\">{metric}: "), "</pre>")
-            .unwrap_or_else(|| panic!("no {metric} summary"));
-        let headline = format!(
-            "{metric}: {}/{} correct",
-            m.total.correct, m.total.scored
-        );
+        let summary = chromium::element(
+            &dom,
+            &format!("<pre class=\"summary\">{metric}: "),
+            "</pre>",
+        )
+        .unwrap_or_else(|| panic!("no {metric} summary"));
+        let headline = format!("{metric}: {}/{} correct", m.total.correct, m.total.scored);
         assert!(summary.contains(&headline), "{headline:?} not in {summary}");
-        assert!(summary.contains(&format!("({} items", m.total.items)), "{summary}");
+        assert!(
+            summary.contains(&format!("({} items", m.total.items)),
+            "{summary}"
+        );
         let table = chromium::element(
             &dom,
             &format!("<table class=\"group\" data-metric=\"{metric}\" data-group=\"db_id\">"),
@@ -389,7 +402,10 @@ fn pair_page(browser: &Path, manifest: &Path, a: &str, b: &str, name: &str) {
 
     // (b) The flipped items are listed first, badged: regressions, then fixes.
     let (regressed, fixed) = cli_numbers::flips(&numbers, a, b);
-    assert!(!regressed.is_empty() && !fixed.is_empty(), "{a} vs {b}: nothing flipped both ways");
+    assert!(
+        !regressed.is_empty() && !fixed.is_empty(),
+        "{a} vs {b}: nothing flipped both ways"
+    );
     let flip_rows = |kind: &str| -> Vec<usize> {
         dom.split("<tr class=\"item ")
             .skip(1)
@@ -414,11 +430,15 @@ fn pair_page(browser: &Path, manifest: &Path, a: &str, b: &str, name: &str) {
     let id = format!("{index:0w$}", w = eval.index_width());
     let fragment = format!("open={id}");
     let dom = chromium::dom(browser, &page, &fragment);
-    let row = chromium::element(&dom, &format!("id=\"item-{id}\""), "</tr>").expect("the item's row");
+    let row =
+        chromium::element(&dom, &format!("id=\"item-{id}\""), "</tr>").expect("the item's row");
     assert!(row.contains("<details open=\"\">"), "not expanded: {row}");
     let text = chromium::unescape(row);
     for line in &lines {
-        assert!(text.contains(line.as_str()), "{line:?} not in item {index}'s row:\n{text}");
+        assert!(
+            text.contains(line.as_str()),
+            "{line:?} not in item {index}'s row:\n{text}"
+        );
     }
 
     // (d) A screenshot, the failing item expanded.
@@ -438,7 +458,10 @@ fn every_set_page(browser: &Path, manifest: &Path, name: &str) {
     let sets: Vec<&str> = numbers.keys().map(String::as_str).collect();
     assert!(sets.len() > 1);
     let dom = chromium::dom(browser, &page, "");
-    assert!(chromium::render_ms(&dom).is_some(), "the script did not finish");
+    assert!(
+        chromium::render_ms(&dom).is_some(),
+        "the script did not finish"
+    );
     for metric in numbers[sets[0]].keys() {
         let table = chromium::element(
             &dom,
@@ -469,7 +492,10 @@ fn every_set_page(browser: &Path, manifest: &Path, name: &str) {
     };
     // The first page of rows: 50 items (or all of them).
     let first_page = items(&dom);
-    assert_eq!(first_page.len(), numbers[sets[0]]["exec"].verdicts.len().min(50));
+    assert_eq!(
+        first_page.len(),
+        numbers[sets[0]]["exec"].verdicts.len().min(50)
+    );
 
     // "Sets disagree" (two sets): the items that flipped between them.
     if let [a, b] = sets[..] {
@@ -495,7 +521,10 @@ fn every_set_page(browser: &Path, manifest: &Path, name: &str) {
         .expect("the set's part");
     let text = chromium::unescape(part);
     for line in &lines {
-        assert!(text.contains(line.as_str()), "{line:?} not in item {index}'s details:\n{text}");
+        assert!(
+            text.contains(line.as_str()),
+            "{line:?} not in item {index}'s details:\n{text}"
+        );
     }
     chromium::screenshot(browser, &page, &fragment, &chromium::screenshot_path(name));
 }
@@ -517,6 +546,12 @@ fn spider_pair(browser: &Path) -> Result<Completion, Failed> {
         };
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/spider.toml");
-    pair_page(browser, &manifest, "dev_2", "dev_1", "spider_dev_2_against_dev_1");
+    pair_page(
+        browser,
+        &manifest,
+        "dev_2",
+        "dev_1",
+        "spider_dev_2_against_dev_1",
+    );
     Ok(Completion::Completed)
 }

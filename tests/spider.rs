@@ -71,9 +71,10 @@ fn main() -> ExitCode {
             ));
         }
         let e = eval.clone();
-        trials.push(Trial::test("spider::report::every_set_page_size", move || {
-            every_set_page_size(&e)
-        }));
+        trials.push(Trial::test(
+            "spider::report::every_set_page_size",
+            move || every_set_page_size(&e),
+        ));
         let gold = eval.manifest.gold.clone();
         trials.push(Trial::test(
             "spider::dev_json_matches_dev_gold",

@@ -134,8 +134,12 @@ pub(super) fn hardness_group(eval: &Evaluation, set: usize, metric: &str) -> Opt
     // The official order, not the alphabetical one.
     let order = ["easy", "medium", "hard", "extra"];
     let mut g = group("hardness", &by_hardness);
-    g.rows
-        .sort_by_key(|r| order.iter().position(|o| *o == r.name).unwrap_or(order.len()));
+    g.rows.sort_by_key(|r| {
+        order
+            .iter()
+            .position(|o| *o == r.name)
+            .unwrap_or(order.len())
+    });
     Some(g)
 }
 

@@ -134,7 +134,7 @@ fn data<'a>(eval: &'a Evaluation, messages: &'a [Vec<String>]) -> Data<'a> {
         let mut v = Vec::with_capacity(eval.items().len() * metrics.len());
         let mut p = Vec::with_capacity(eval.items().len());
         let mut f = Vec::with_capacity(eval.items().len());
-        for i in 0..eval.items().len() {
+        for (i, message) in messages[set].iter().enumerate() {
             let result = eval.result(set, i);
             for metric in &metrics {
                 let kind = result
@@ -145,7 +145,6 @@ fn data<'a>(eval: &'a Evaluation, messages: &'a [Vec<String>]) -> Data<'a> {
                 v.push(kinds.id(kind));
             }
             p.push(texts.id(eval.prediction(set, i)));
-            let message = &messages[set][i];
             f.push(if message.is_empty() {
                 -1
             } else {
