@@ -79,10 +79,12 @@ enum Command {
         jobs: Option<usize>,
     },
     /// Write one self-contained HTML report of a prediction set: summaries, accuracy tables,
-    /// every item with search and filters; flipped items first against another set.
+    /// every item with search and filters; flipped items first against another set. Without
+    /// --predictions and --against: every prediction set of the manifest on one page.
     Report {
         manifest: PathBuf,
-        /// The prediction set to report (default: the manifest's first).
+        /// The prediction set to report (default: every set on one page; the manifest's first
+        /// with --against).
         #[arg(long)]
         predictions: Option<String>,
         /// Compare with this prediction set: items that flipped come first.

@@ -1,12 +1,13 @@
 //! `sqlsuite report <manifest> [--predictions A] [--against B] -o report.html`: one
 //! self-contained HTML file for a person to read a prediction set (flipped items first when
-//! compared with another).
+//! compared with another), or — without `--predictions` and `--against`, for a manifest with
+//! several sets — every set on one page.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use sqlsuite::report::html;
+use sqlsuite::report::{html, overview};
 use sqlsuite::Evaluation;
 
 pub fn run(
@@ -27,11 +28,14 @@ pub fn run(
             )
         })
     };
+    if sets.is_empty() {
+        anyhow::bail!("{}: the manifest has no prediction set", manifest.display())
+    }
+    if predictions.is_none() && against.is_none() && sets.len() > 1 {
+        return write_overview(&eval, out);
+    }
     let a = match predictions {
         Some(name) => set(name)?,
-        None if sets.is_empty() => {
-            anyhow::bail!("{}: the manifest has no prediction set", manifest.display())
-        }
         None => 0,
     };
     let b = against.map(set).transpose()?;
@@ -41,6 +45,20 @@ pub fn run(
     eval.evaluate_sets(&evaluated, &|| bar.inc());
     bar.finish();
     let page = html::render(&eval, a, b)?;
+    std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
+    eprintln!("wrote {}", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every prediction set on one page.
+fn write_overview(eval: &Evaluation, out: &Path) -> anyhow::Result<ExitCode> {
+    let bar = crate::progress::Progress::new(
+        (eval.dataset.predictions.len() * eval.items().len()) as u64,
+        "evaluating",
+    );
+    eval.evaluate_all(&|| bar.inc());
+    bar.finish();
+    let page = overview::render(eval)?;
     std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)

@@ -1,15 +1,85 @@
 //! `sqlsuite report`: one self-contained HTML file; flipped items first; every value escaped;
-//! accuracy per hardness; and, in headless Chromium, the search box and filters work.
+//! accuracy per hardness; and, in headless Chromium (`report::chromium::*`), for the demo (v2
+//! against v1, and every set on one page) and for Spider (dev_2 against dev_1): the summary
+//! numbers in the rendered DOM are the command line's (`sqlsuite eval --format jsonl`), the
+//! flipped items are listed, a failing item shows its differing rows, the search box and
+//! filters leave the expected rows, and a screenshot is written to
+//! `target/tmp/report-screenshots/` for people to look at.
 //!
-//! The browser test needs Debian's `chromium` (`.ci/run` installs it). Without it the test says
-//! so and passes, unless `SQLSUITE_REQUIRE_SHARED=1` (as in CI), where it fails.
+//! The browser trials need Debian's `chromium` (`.ci/run` installs it), the Spider one the
+//! shared data too: without them they are reported as ignored with the reason, and with
+//! `SQLSUITE_REQUIRE_SHARED=1` (as in CI) they fail.
+
+#[path = "report/chromium.rs"]
+mod chromium;
+#[path = "report/cli_numbers.rs"]
+mod cli_numbers;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, ExitCode, Output};
 
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use sqlsuite::harness;
 use sqlsuite::metric::Status;
 use sqlsuite::report::diff::Diff;
 use sqlsuite::Evaluation;
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let mut trials = vec![
+        Trial::test("report::self_contained_with_flipped_items_first", || {
+            a_self_contained_page_with_flipped_items_first();
+            Ok(())
+        }),
+        Trial::test("report::every_value_is_escaped", || {
+            every_value_is_escaped();
+            Ok(())
+        }),
+        Trial::test(
+            "report::accuracy_per_hardness_in_the_official_order",
+            || {
+                accuracy_per_hardness_in_the_official_order();
+                Ok(())
+            },
+        ),
+    ];
+    let browser_trials = [
+        "report::chromium::demo_search_and_filters",
+        "report::chromium::demo_v2_against_v1",
+        "report::chromium::demo_every_set",
+        "report::chromium::spider_dev_2_against_dev_1",
+    ];
+    match chromium::find() {
+        None => trials.extend(browser_trials.map(|name| {
+            harness::unavailable_trial(
+                name,
+                "chromium is not installed (Debian's `chromium` package; .ci/run installs it)"
+                    .to_owned(),
+            )
+        })),
+        Some(browser) => {
+            let b = browser.clone();
+            trials.push(Trial::test(browser_trials[0], move || {
+                search_and_filters(&b);
+                Ok(())
+            }));
+            let b = browser.clone();
+            trials.push(Trial::test(browser_trials[1], move || {
+                pair_page(&b, &demo(), "v2", "v1", "demo_v2_against_v1");
+                Ok(())
+            }));
+            let b = browser.clone();
+            trials.push(Trial::test(browser_trials[2], move || {
+                every_set_page(&b, &demo(), "demo_every_set");
+                Ok(())
+            }));
+            trials.push(Trial::ignorable_test(browser_trials[3], move || {
+                spider_pair(&browser)
+            }));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit_code()
+}
 
 fn sqlsuite(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sqlsuite"))
@@ -49,7 +119,6 @@ fn row_indices(html: &str) -> Vec<usize> {
         .collect()
 }
 
-#[test]
 fn a_self_contained_page_with_flipped_items_first() {
     let dir = tempfile::tempdir().unwrap();
     let (_, html) = report(
@@ -96,7 +165,6 @@ fn a_self_contained_page_with_flipped_items_first() {
     );
 }
 
-#[test]
 fn every_value_is_escaped() {
     let dir = tempfile::tempdir().unwrap();
     let demo_dir = demo().parent().unwrap().to_path_buf();
@@ -131,7 +199,6 @@ fn every_value_is_escaped() {
     );
 }
 
-#[test]
 fn accuracy_per_hardness_in_the_official_order() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -183,37 +250,6 @@ fn accuracy_per_hardness_in_the_official_order() {
     assert_eq!(rows, ["easy 2 2 1 50.00%", "medium 1 1 1 100.00%"]);
 }
 
-/// Debian's Chromium, if installed.
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|d| ["chromium", "chromium-browser"].map(|n| d.join(n)))
-        .find(|p| p.is_file())
-}
-
-/// The page's DOM after its script ran, in headless Chromium, with `fragment` in the address.
-fn dom_after_script(browser: &Path, page: &Path, fragment: &str, profile: &Path) -> String {
-    let url = format!("file://{}#{fragment}", page.display());
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            &format!("--user-data-dir={}", profile.display()),
-            "--dump-dom",
-            &url,
-        ])
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// The indices of the item rows the script left visible, and the count it shows.
 fn visible(dom: &str) -> (Vec<usize>, String) {
     let rows = dom
@@ -234,14 +270,7 @@ fn visible(dom: &str) -> (Vec<usize>, String) {
     (rows, shown)
 }
 
-#[test]
-fn search_and_filters_work_in_headless_chromium() {
-    let Some(browser) = chromium() else {
-        let required = std::env::var("SQLSUITE_REQUIRE_SHARED").is_ok_and(|v| v == "1");
-        assert!(!required, "chromium is not installed (.ci/run installs it)");
-        eprintln!("chromium is not installed: the browser test is skipped");
-        return;
-    };
+fn search_and_filters(browser: &Path) {
     let dir = tempfile::tempdir().unwrap();
     let (page, _) = report(
         dir.path(),
@@ -249,10 +278,9 @@ fn search_and_filters_work_in_headless_chromium() {
         &["--predictions", "v2", "--against", "v1"],
     );
     let eval = Evaluation::open(demo()).unwrap();
-    let profile = dir.path().join("profile");
 
     // Search "school" and status "incorrect": v2's incorrect school items.
-    let dom = dom_after_script(&browser, &page, "q=school&status=incorrect", &profile);
+    let dom = chromium::dom(browser, &page, "q=school&status=incorrect");
     let (mut rows, shown) = visible(&dom);
     rows.sort();
     let expected: Vec<usize> = (0..eval.items().len())
@@ -265,7 +293,7 @@ fn search_and_filters_work_in_headless_chromium() {
     assert_eq!(shown, expected.len().to_string());
 
     // "Flipped only": the items whose verdict changed between v1 and v2.
-    let dom = dom_after_script(&browser, &page, "flipped=1", &profile);
+    let dom = chromium::dom(browser, &page, "flipped=1");
     let (mut rows, shown) = visible(&dom);
     rows.sort();
     let d = Diff::of(&eval, 0, 1);
@@ -281,8 +309,249 @@ fn search_and_filters_work_in_headless_chromium() {
     assert_eq!(shown, flipped.len().to_string());
 
     // No filter: every row visible.
-    let dom = dom_after_script(&browser, &page, "", &profile);
+    let dom = chromium::dom(browser, &page, "");
     let (rows, shown) = visible(&dom);
     assert_eq!(rows.len(), eval.items().len());
     assert_eq!(shown, eval.items().len().to_string());
+}
+
+/// An item that set `set` gets wrong under `exec` with differing rows to show (`rows_differ`,
+/// else `row_count`; the first of `preferred` that is one, else the first of all), and those
+/// rows' lines (the verdict's reason and details, from the library).
+fn failing_item(
+    manifest: &Path,
+    numbers: &cli_numbers::Numbers,
+    set: &str,
+    preferred: &[usize],
+) -> (usize, Vec<String>) {
+    let exec = &numbers[set]["exec"];
+    let shows_rows = |i: &usize| {
+        exec.verdicts.get(i).is_some_and(|(verdict, reason)| {
+            verdict == "incorrect" && (reason == "rows_differ" || reason == "row_count")
+        })
+    };
+    let index = preferred
+        .iter()
+        .copied()
+        .find(shows_rows)
+        .or_else(|| exec.verdicts.keys().copied().find(shows_rows))
+        .expect("an item with differing rows");
+    let eval = Evaluation::open(manifest).unwrap();
+    let s = eval
+        .dataset
+        .predictions
+        .iter()
+        .position(|p| p.name == set)
+        .unwrap();
+    let v = eval.result(s, index).verdict("exec").unwrap();
+    assert!(!v.details.is_empty(), "item {index} has no details");
+    let mut lines = vec![format!("exec: {}", v.reason)];
+    lines.extend(
+        v.details
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_owned),
+    );
+    (index, lines)
+}
+
+/// The page of `a` against `b` in Chromium: the summary numbers and the `db_id` table are the
+/// command line's, the flipped items are listed first (regressions, then fixes), a failing item
+/// expands to its differing rows (`#open=`), and a screenshot of that is written.
+fn pair_page(browser: &Path, manifest: &Path, a: &str, b: &str, name: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let (page, _) = report(dir.path(), manifest, &["--predictions", a, "--against", b]);
+    let numbers = cli_numbers::of(manifest, &[a, b]);
+    let dom = chromium::dom(browser, &page, "");
+    assert!(
+        chromium::render_ms(&dom).is_some(),
+        "the script did not finish"
+    );
+
+    // (a) The summary numbers are the command line's.
+    for (metric, m) in &numbers[a] {
+        let summary = chromium::element(
+            &dom,
+            &format!("<pre class=\"summary\">{metric}: "),
+            "</pre>",
+        )
+        .unwrap_or_else(|| panic!("no {metric} summary"));
+        let headline = format!("{metric}: {}/{} correct", m.total.correct, m.total.scored);
+        assert!(summary.contains(&headline), "{headline:?} not in {summary}");
+        assert!(
+            summary.contains(&format!("({} items", m.total.items)),
+            "{summary}"
+        );
+        let table = chromium::element(
+            &dom,
+            &format!("<table class=\"group\" data-metric=\"{metric}\" data-group=\"db_id\">"),
+            "</table>",
+        )
+        .unwrap_or_else(|| panic!("no {metric} db_id table"));
+        let rendered: Vec<(String, [usize; 3])> = chromium::rows(table)
+            .into_iter()
+            .map(|r| (r[0].clone(), [1, 2, 3].map(|k| r[k].parse().unwrap())))
+            .collect();
+        let cli: Vec<(String, [usize; 3])> = m
+            .by_db
+            .iter()
+            .map(|(db, c)| (db.clone(), [c.items, c.scored, c.correct]))
+            .collect();
+        assert_eq!(rendered, cli, "{metric} per db_id");
+    }
+
+    // (b) The flipped items are listed first, badged: regressions, then fixes.
+    let (regressed, fixed) = cli_numbers::flips(&numbers, a, b);
+    assert!(
+        !regressed.is_empty() && !fixed.is_empty(),
+        "{a} vs {b}: nothing flipped both ways"
+    );
+    let flip_rows = |kind: &str| -> Vec<usize> {
+        dom.split("<tr class=\"item ")
+            .skip(1)
+            .filter(|r| r[..r.find('>').unwrap()].contains(&format!("data-flip=\"{kind}\"")))
+            .map(|r| {
+                let cell = r.split("<td class=\"n\">").nth(1).unwrap();
+                cell[..cell.find('<').unwrap()].trim().parse().unwrap()
+            })
+            .collect()
+    };
+    assert_eq!(flip_rows("regressed"), regressed);
+    assert_eq!(flip_rows("fixed"), fixed);
+    let all = row_indices(&dom);
+    assert_eq!(all[..regressed.len()], regressed[..]);
+    assert!(dom.contains(&format!(">{} regressed</span>", regressed.len())));
+    assert!(dom.contains(&format!(">{} newly correct</span>", fixed.len())));
+
+    // (c) A failing item (a regression if one shows rows, so that it is on the first screen of
+    // the screenshot) expands to its differing rows.
+    let (index, lines) = failing_item(manifest, &numbers, a, &regressed);
+    let eval = Evaluation::open(manifest).unwrap();
+    let id = format!("{index:0w$}", w = eval.index_width());
+    let fragment = format!("open={id}");
+    let dom = chromium::dom(browser, &page, &fragment);
+    let row =
+        chromium::element(&dom, &format!("id=\"item-{id}\""), "</tr>").expect("the item's row");
+    assert!(row.contains("<details open=\"\">"), "not expanded: {row}");
+    let text = chromium::unescape(row);
+    for line in &lines {
+        assert!(
+            text.contains(line.as_str()),
+            "{line:?} not in item {index}'s row:\n{text}"
+        );
+    }
+
+    // (d) A screenshot, the failing item expanded.
+    chromium::screenshot(browser, &page, &fragment, &chromium::screenshot_path(name));
+}
+
+/// The page of every set in Chromium: each set's numbers per metric are the command line's,
+/// "sets disagree" leaves the items that flipped between the sets, a failing item expands to
+/// its differing rows, and a screenshot of that is written.
+fn every_set_page(browser: &Path, manifest: &Path, name: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let (page, html) = report(dir.path(), manifest, &[]);
+    for external in ["src=", "href=", "@import", "url("] {
+        assert!(!html.contains(external), "{external} in the page");
+    }
+    let numbers = cli_numbers::of(manifest, &[]);
+    let sets: Vec<&str> = numbers.keys().map(String::as_str).collect();
+    assert!(sets.len() > 1);
+    let dom = chromium::dom(browser, &page, "");
+    assert!(
+        chromium::render_ms(&dom).is_some(),
+        "the script did not finish"
+    );
+    for metric in numbers[sets[0]].keys() {
+        let table = chromium::element(
+            &dom,
+            &format!("<table class=\"sets\" data-metric=\"{metric}\">"),
+            "</table>",
+        )
+        .unwrap_or_else(|| panic!("no {metric} table"));
+        let rendered: Vec<(String, [usize; 3])> = chromium::rows(table)
+            .into_iter()
+            .map(|r| (r[0].clone(), [1, 2, 3].map(|k| r[k].parse().unwrap())))
+            .collect();
+        let mut cli: Vec<(String, [usize; 3])> = sets
+            .iter()
+            .map(|s| {
+                let c = numbers[*s][metric].total;
+                ((*s).to_owned(), [c.items, c.scored, c.correct])
+            })
+            .collect();
+        // The page lists the sets in the manifest's order.
+        cli.sort_by_key(|(s, _)| rendered.iter().position(|(r, _)| r == s));
+        assert_eq!(rendered, cli, "{metric} per set");
+    }
+    let items = |dom: &str| -> Vec<usize> {
+        dom.split("<tr class=\"item\" data-index=\"")
+            .skip(1)
+            .map(|r| r[..r.find('"').unwrap()].parse().unwrap())
+            .collect()
+    };
+    // The first page of rows: 50 items (or all of them).
+    let first_page = items(&dom);
+    assert_eq!(
+        first_page.len(),
+        numbers[sets[0]]["exec"].verdicts.len().min(50)
+    );
+
+    // "Sets disagree" (two sets): the items that flipped between them.
+    if let [a, b] = sets[..] {
+        let dom = chromium::dom(browser, &page, "disagree=1");
+        let (regressed, fixed) = cli_numbers::flips(&numbers, b, a);
+        let mut flipped: Vec<usize> = regressed.into_iter().chain(fixed).collect();
+        flipped.sort();
+        assert!(!flipped.is_empty());
+        assert_eq!(items(&dom), flipped);
+    }
+
+    // A failing item expands to its differing rows.
+    let (index, lines) = failing_item(manifest, &numbers, sets[0], &[]);
+    let fragment = format!("open={index}");
+    let dom = chromium::dom(browser, &page, &fragment);
+    let detail = chromium::element(
+        &dom,
+        &format!("<tr class=\"detail\" data-index=\"{index}\">"),
+        "</tr>",
+    )
+    .expect("the item's details");
+    let part = chromium::element(detail, &format!("data-set=\"{}\"", sets[0]), "</div>")
+        .expect("the set's part");
+    let text = chromium::unescape(part);
+    for line in &lines {
+        assert!(
+            text.contains(line.as_str()),
+            "{line:?} not in item {index}'s details:\n{text}"
+        );
+    }
+    chromium::screenshot(browser, &page, &fragment, &chromium::screenshot_path(name));
+}
+
+/// Spider, dev_2 against dev_1 (the shared data: ignored without it, failed under
+/// `SQLSUITE_REQUIRE_SHARED=1`).
+fn spider_pair(browser: &Path) -> Result<Completion, Failed> {
+    let gold = harness::shared_dir().join("data/spider/dev_gold.sql");
+    if !gold.is_file() {
+        let why = format!(
+            "Spider data unavailable: {} not found (set {})",
+            gold.display(),
+            harness::SHARED_ENV
+        );
+        return if harness::data_required() {
+            Err(format!("{why} ({}=1)", harness::REQUIRE_DATA_ENV).into())
+        } else {
+            Ok(Completion::ignored_with(why))
+        };
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/spider.toml");
+    pair_page(
+        browser,
+        &manifest,
+        "dev_2",
+        "dev_1",
+        "spider_dev_2_against_dev_1",
+    );
+    Ok(Completion::Completed)
 }

@@ -1,7 +1,8 @@
 //! Spider dev with the 14 shared leaderboard submissions: one trial per prediction (from
 //! `datasets/spider.toml`), plus conformance trials that compare every execution verdict with
 //! the official evaluator's (`reference/exec19_dev_N.tsv`, column `exec`) and every exact-match
-//! verdict and hardness (`reference/esm_full_dev_N.tsv`).
+//! verdict and hardness (`reference/esm_full_dev_N.tsv`), and the size of the HTML page of all
+//! 14 sets (`spider::report::every_set_page_size`: under 5 MB).
 //!
 //! Without the shared data everything is reported as ignored with the reason;
 //! `SQLSUITE_REQUIRE_SHARED=1` turns that into a failure.
@@ -69,6 +70,11 @@ fn main() -> ExitCode {
                 move || exact_match_conformance(&e, set),
             ));
         }
+        let e = eval.clone();
+        trials.push(Trial::test(
+            "spider::report::every_set_page_size",
+            move || every_set_page_size(&e),
+        ));
         let gold = eval.manifest.gold.clone();
         trials.push(Trial::test(
             "spider::dev_json_matches_dev_gold",
@@ -76,6 +82,24 @@ fn main() -> ExitCode {
         ));
     }
     harness::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
+}
+
+/// The HTML page of all 14 sets (`sqlsuite report datasets/spider.toml`) stays under 5 MB
+/// (spec/report.md has its size and the time it takes to open).
+fn every_set_page_size(eval: &Evaluation) -> Result<(), Failed> {
+    const LIMIT: usize = 5_000_000;
+    eval.evaluate_all(&|| {});
+    let page = sqlsuite::report::overview::render(eval).map_err(|e| e.to_string())?;
+    println!(
+        "spider: the page of {} sets × {} items is {} bytes",
+        eval.dataset.predictions.len(),
+        eval.items().len(),
+        page.len()
+    );
+    if page.len() > LIMIT {
+        return Err(format!("the page is {} bytes, over {LIMIT}", page.len()).into());
+    }
+    Ok(())
 }
 
 fn reference_file(eval: &Evaluation, set: usize, prefix: &str) -> PathBuf {

@@ -48,19 +48,19 @@ struct MetricSection {
 }
 
 #[derive(Serialize)]
-struct Group {
-    label: String,
-    rows: Vec<GroupRow>,
+pub(super) struct Group {
+    pub label: String,
+    pub rows: Vec<GroupRow>,
 }
 
 #[derive(Serialize)]
-struct GroupRow {
-    name: String,
-    items: usize,
-    scored: usize,
-    correct: usize,
+pub(super) struct GroupRow {
+    pub name: String,
+    pub items: usize,
+    pub scored: usize,
+    pub correct: usize,
     /// `61.25%`, or `-` when nothing was scored.
-    accuracy: String,
+    pub accuracy: String,
 }
 
 #[derive(Serialize)]
@@ -86,7 +86,7 @@ struct Row {
     prediction: String,
 }
 
-fn status_name(status: Status) -> &'static str {
+pub(super) fn status_name(status: Status) -> &'static str {
     match status {
         Status::Correct => "correct",
         Status::Incorrect => "incorrect",
@@ -99,7 +99,7 @@ fn codes(eval: &Evaluation, set: usize, i: usize) -> String {
     super::outcome::codes(eval, set, i)
 }
 
-fn group(label: &str, tallies: &BTreeMap<String, Tally>) -> Group {
+pub(super) fn group(label: &str, tallies: &BTreeMap<String, Tally>) -> Group {
     Group {
         label: label.to_owned(),
         rows: tallies
@@ -117,6 +117,30 @@ fn group(label: &str, tallies: &BTreeMap<String, Tally>) -> Group {
             })
             .collect(),
     }
+}
+
+/// Accuracy per Spider hardness, in the official order (easy, medium, hard, extra); `None`
+/// when the items have no hardness.
+pub(super) fn hardness_group(eval: &Evaluation, set: usize, metric: &str) -> Option<Group> {
+    let mut by_hardness: BTreeMap<String, Tally> = BTreeMap::new();
+    for (i, item) in eval.items().iter().enumerate() {
+        if let (Some(h), Some(v)) = (item.hardness, eval.result(set, i).verdict(metric)) {
+            by_hardness.entry(h.to_owned()).or_default().add(v.status);
+        }
+    }
+    if by_hardness.is_empty() {
+        return None;
+    }
+    // The official order, not the alphabetical one.
+    let order = ["easy", "medium", "hard", "extra"];
+    let mut g = group("hardness", &by_hardness);
+    g.rows.sort_by_key(|r| {
+        order
+            .iter()
+            .position(|o| *o == r.name)
+            .unwrap_or(order.len())
+    });
+    Some(g)
 }
 
 /// The report of set `set`, against set `against` if given (computes their results).
@@ -148,21 +172,7 @@ pub fn render(
         .metrics()
         .map(|metric| {
             let s = Summary::of(eval, set, metric);
-            let mut by_hardness: BTreeMap<String, Tally> = BTreeMap::new();
-            for (i, item) in eval.items().iter().enumerate() {
-                if let (Some(h), Some(v)) = (item.hardness, eval.result(set, i).verdict(metric)) {
-                    by_hardness.entry(h.to_owned()).or_default().add(v.status);
-                }
-            }
-            let mut groups = Vec::new();
-            if !by_hardness.is_empty() {
-                // The official order, not the alphabetical one.
-                let order = ["easy", "medium", "hard", "extra"];
-                let mut g = group("hardness", &by_hardness);
-                g.rows
-                    .sort_by_key(|r| order.iter().position(|o| *o == r.name).unwrap_or(9));
-                groups.push(g);
-            }
+            let mut groups: Vec<Group> = hardness_group(eval, set, metric).into_iter().collect();
             groups.push(group("db_id", &s.by_db));
             if !s.by_category.is_empty() {
                 groups.push(group("category", &s.by_category));

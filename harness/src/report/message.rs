@@ -33,6 +33,14 @@ pub fn failure(eval: &Evaluation, set: usize, index: usize) -> String {
     if let Some(sql) = &item.described_sql {
         out.push_str(&format!("sql:        {sql}\n"));
     }
+    out.push_str(&verdicts(eval, set, index));
+    out
+}
+
+/// The lines of each metric that did not pass: `exec: row count differs: …` and its details
+/// (the differing rows); empty for a correct prediction.
+pub fn verdicts(eval: &Evaluation, set: usize, index: usize) -> String {
+    let mut out = String::new();
     for (metric, v) in &eval.result(set, index).verdicts {
         if v.status == Status::Correct {
             continue;

@@ -10,6 +10,7 @@
 //! * [`gate`]: the CI gate's thresholds.
 //! * [`diff`]: two prediction sets' flipped items (`sqlsuite diff`).
 //! * [`html`]: the self-contained HTML report of a prediction set (`sqlsuite report`).
+//! * [`overview`]: the HTML report of every prediction set on one page (`sqlsuite report`).
 
 pub mod diff;
 pub mod gate;
@@ -18,6 +19,7 @@ pub mod jsonl;
 pub mod junit;
 pub mod message;
 pub mod outcome;
+pub mod overview;
 pub mod snapshot;
 pub mod spider_table;
 pub mod summary;

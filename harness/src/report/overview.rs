@@ -1,0 +1,288 @@
+//! The HTML report of every prediction set of a manifest on one page (`sqlsuite report
+//! <manifest>` with several sets): a table of each set's accuracy per metric (and per hardness),
+//! then every item with one verdict per set and metric, its gold, each set's prediction and why
+//! it failed.
+//!
+//! Spider's 14 sets × 1034 items do not fit a table a browser opens quickly, so the items are a
+//! compact JSON document inside the page (texts stored once, however many sets predict them;
+//! verdicts as indices into a table of `(status, code)` pairs) that the page's script renders one
+//! page of rows at a time. The summary tables are plain HTML. The template is
+//! `overview.html.j2`; every value it writes is escaped by minijinja, and the JSON document has
+//! every `<` written `\u003c`, so no text of it can close its `<script>` element.
+
+use std::collections::HashMap;
+
+use minijinja::value::Serde;
+use minijinja::Environment;
+use serde::Serialize;
+
+use super::html::{hardness_group, status_name, RenderError};
+use super::message;
+use super::summary::Summary;
+use crate::evaluation::Evaluation;
+
+const TEMPLATE: &str = include_str!("overview.html.j2");
+
+#[derive(Serialize)]
+struct Page {
+    dataset: String,
+    sets: Vec<String>,
+    items: usize,
+    metrics: Vec<MetricTable>,
+    provenance: Vec<(String, String)>,
+    /// The items as JSON ([`Data`]), safe inside `<script>`.
+    data: String,
+}
+
+#[derive(Serialize)]
+struct MetricTable {
+    name: String,
+    /// The hardness levels that have items (columns), in the official order.
+    hardness: Vec<String>,
+    rows: Vec<SetRow>,
+}
+
+#[derive(Serialize)]
+struct SetRow {
+    set: String,
+    items: usize,
+    scored: usize,
+    correct: usize,
+    accuracy: String,
+    /// Accuracy per hardness column.
+    hardness: Vec<String>,
+    /// The summary's text (headline, reasons, scores).
+    summary: String,
+}
+
+/// What the page's script reads. Short names: the document is most of the page.
+#[derive(Serialize)]
+struct Data<'a> {
+    sets: Vec<&'a str>,
+    metrics: Vec<&'a str>,
+    /// `(status, code)` pairs; verdicts are indices into it.
+    kinds: Vec<(&'static str, &'a str)>,
+    dbs: Vec<&'a str>,
+    /// Every text once: golds, questions, predictions, messages.
+    texts: Vec<&'a str>,
+    /// Per item: `[index, db (into dbs), hardness, gold (into texts), question (into texts, or
+    /// -1)]`.
+    items: Vec<(usize, usize, &'static str, usize, i64)>,
+    /// Per set: per item, per metric, the kind (into kinds), items × metrics long.
+    verdicts: Vec<Vec<usize>>,
+    /// Per set: per item, the prediction (into texts).
+    predictions: Vec<Vec<usize>>,
+    /// Per set: per item, the failing metrics' lines (into texts), -1 when correct.
+    messages: Vec<Vec<i64>>,
+}
+
+/// Interns values, handing out their first position.
+struct Table<K> {
+    order: Vec<K>,
+    index: HashMap<K, usize>,
+}
+
+impl<K: std::hash::Hash + Eq + Copy> Table<K> {
+    fn new() -> Self {
+        Table {
+            order: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    fn id(&mut self, key: K) -> usize {
+        *self.index.entry(key).or_insert_with(|| {
+            self.order.push(key);
+            self.order.len() - 1
+        })
+    }
+}
+
+fn accuracy(correct: usize, scored: usize) -> String {
+    if scored == 0 {
+        "-".to_owned()
+    } else {
+        format!("{:.2}%", 100.0 * correct as f64 / scored as f64)
+    }
+}
+
+/// The items' JSON document (computes every set's results).
+fn data<'a>(eval: &'a Evaluation, messages: &'a [Vec<String>]) -> Data<'a> {
+    let sets = 0..eval.dataset.predictions.len();
+    let metrics: Vec<&str> = eval.metrics().collect();
+    let mut texts: Table<&str> = Table::new();
+    let mut dbs: Table<&str> = Table::new();
+    let mut kinds: Table<(&'static str, &str)> = Table::new();
+    let items = eval
+        .items()
+        .iter()
+        .map(|item| {
+            let question = item.question.as_deref().map_or(-1, |q| texts.id(q) as i64);
+            (
+                item.index,
+                dbs.id(&item.db_id),
+                item.hardness.unwrap_or(""),
+                texts.id(&item.gold),
+                question,
+            )
+        })
+        .collect();
+    let mut verdicts = Vec::new();
+    let mut predictions = Vec::new();
+    let mut failures = Vec::new();
+    for set in sets {
+        let mut v = Vec::with_capacity(eval.items().len() * metrics.len());
+        let mut p = Vec::with_capacity(eval.items().len());
+        let mut f = Vec::with_capacity(eval.items().len());
+        for (i, message) in messages[set].iter().enumerate() {
+            let result = eval.result(set, i);
+            for metric in &metrics {
+                let kind = result
+                    .verdict(metric)
+                    .map_or(("skipped", "not_evaluated"), |v| {
+                        (status_name(v.status), v.code.as_str())
+                    });
+                v.push(kinds.id(kind));
+            }
+            p.push(texts.id(eval.prediction(set, i)));
+            f.push(if message.is_empty() {
+                -1
+            } else {
+                texts.id(message) as i64
+            });
+        }
+        verdicts.push(v);
+        predictions.push(p);
+        failures.push(f);
+    }
+    Data {
+        sets: eval
+            .dataset
+            .predictions
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect(),
+        metrics,
+        kinds: kinds.order,
+        dbs: dbs.order,
+        texts: texts.order,
+        items,
+        verdicts,
+        predictions,
+        messages: failures,
+    }
+}
+
+/// JSON that may stand inside a `<script>` element: no `<`, so no `</script>` or `<!--`.
+fn script_safe(json: &str) -> String {
+    json.replace('<', "\\u003c")
+}
+
+/// The page of every prediction set (computes all their results).
+pub fn render(eval: &Evaluation) -> Result<String, RenderError> {
+    let sets = 0..eval.dataset.predictions.len();
+    let metrics = eval
+        .metrics()
+        .map(|metric| {
+            let tables: Vec<_> = sets
+                .clone()
+                .map(|set| hardness_group(eval, set, metric))
+                .collect();
+            let hardness: Vec<String> = tables
+                .iter()
+                .flatten()
+                .flat_map(|g| g.rows.iter().map(|r| r.name.clone()))
+                .fold(Vec::new(), |mut seen, h| {
+                    if !seen.contains(&h) {
+                        seen.push(h);
+                    }
+                    seen
+                });
+            let rows = sets
+                .clone()
+                .zip(&tables)
+                .map(|(set, table)| {
+                    let s = Summary::of(eval, set, metric);
+                    SetRow {
+                        set: eval.dataset.predictions[set].name.clone(),
+                        items: s.total.items,
+                        scored: s.total.scored(),
+                        correct: s.total.correct,
+                        accuracy: accuracy(s.total.correct, s.total.scored()),
+                        hardness: hardness
+                            .iter()
+                            .map(|h| {
+                                table
+                                    .iter()
+                                    .flat_map(|g| &g.rows)
+                                    .find(|r| &r.name == h)
+                                    .map_or_else(|| "-".to_owned(), |r| r.accuracy.clone())
+                            })
+                            .collect(),
+                        summary: s
+                            .render()
+                            .lines()
+                            .take_while(|l| !l.starts_with("  db_id"))
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    }
+                })
+                .collect();
+            MetricTable {
+                name: metric.to_owned(),
+                hardness,
+                rows,
+            }
+        })
+        .collect();
+    let messages: Vec<Vec<String>> = sets
+        .clone()
+        .map(|set| {
+            (0..eval.items().len())
+                .map(|i| message::verdicts(eval, set, i))
+                .collect()
+        })
+        .collect();
+    // Serialising strings and numbers cannot fail.
+    let data = serde_json::to_string(&data(eval, &messages)).unwrap_or_default();
+    let page = Page {
+        dataset: eval.dataset.name.clone(),
+        sets: eval
+            .dataset
+            .predictions
+            .iter()
+            .map(|p| p.name.clone())
+            .collect(),
+        items: eval.items().len(),
+        metrics,
+        provenance: sets
+            .map(|set| {
+                (
+                    eval.dataset.predictions[set].name.clone(),
+                    eval.provenance().of_set(set).render(),
+                )
+            })
+            .collect(),
+        data: script_safe(&data),
+    };
+    let mut env = Environment::new();
+    // The name ends in `.html`: minijinja escapes every value for HTML (but `data`, marked safe).
+    env.add_template("overview.html", TEMPLATE)?;
+    Ok(env
+        .get_template("overview.html")?
+        .render(minijinja::Value::from(Serde(&page)))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_cannot_close_its_script_element() {
+        let json = serde_json::to_string(&["</script><!--", "a<b"]).unwrap_or_default();
+        let safe = script_safe(&json);
+        assert!(!safe.contains('<'));
+        let back: Vec<String> = serde_json::from_str(&safe).unwrap_or_default();
+        assert_eq!(back, ["</script><!--", "a<b"]);
+    }
+}
