@@ -445,6 +445,30 @@ min_accuracy = { exec = 0.5 }
     }
 
     #[test]
+    fn exec_compat_turns_tie_aware_order_off_and_refuses_it_on() {
+        let dir = write_tree();
+        let (m, _) = open(dir.path(), GOOD).unwrap();
+        assert!(exec_options(&m).tie_aware());
+        let compat = GOOD.replace(
+            "timeout_ms = 500",
+            "timeout_ms = 500\ncompat = \"test_suite_sql_eval\"",
+        );
+        let (m, _) = open(dir.path(), &compat).unwrap();
+        assert!(!exec_options(&m).tie_aware());
+        let e = error_of(&compat.replace(
+            "timeout_ms = 500",
+            "timeout_ms = 500\ntie_aware_order = true",
+        ));
+        assert!(
+            e.message
+                .contains("tie_aware_order = true contradicts compat"),
+            "{e}"
+        );
+        let e = error_of(&GOOD.replace("timeout_ms = 500", "compat = \"spider\""));
+        assert!(e.message.contains("unknown variant"), "{e}");
+    }
+
+    #[test]
     fn wrong_types_are_located() {
         let e = error_of(&GOOD.replace("timeout_ms = 500", "timeout_ms = \"fast\""));
         assert_eq!((e.line, e.column), (15, 14), "{e}");

@@ -10,6 +10,7 @@
 //! for a gold column holding the same values, and interchangeable identical columns are tried
 //! once), so the answer is the same without the factorial blow-up.
 
+mod ties;
 mod value;
 
 use std::cmp::Ordering;
@@ -18,6 +19,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use ties::TieGroups;
 pub use value::Value;
 
 /// A result table: column names (for display only; never compared) and rows of typed values.

@@ -5,9 +5,16 @@
 //! each of the item's databases, and their results compared with [`crate::denotation::compare`]
 //! (order counts only if the gold contains `order by`). The prediction is correct iff it matches
 //! on every database.
+//!
+//! Outside the official-compatibility mode (`compat`), an ordered comparison is tie-aware
+//! (`tie_aware_order`, [`super::exec_order`]): rows the gold's sort keys tie may come in any
+//! order, and a tie cut by LIMIT may be broken either way; golds whose answer depends on how
+//! ties are broken are flagged (`gold_flags`).
 
 use serde::Deserialize;
 
+use super::exec_order::{self, OrderPlan};
+use super::exec_plan::GoldPlan;
 use super::QueryLimits;
 use super::{Metric, MetricEntry, Resources, Status, Verdict};
 use crate::backend::{Database, Limits, QueryError};
@@ -45,6 +52,22 @@ pub struct ExecOptions {
     /// A prediction's step budget on each database relative to the gold's steps there (the
     /// classical evaluator's `30 s + 3 × gold time`, made deterministic; SQLite only).
     pub gold_relative_budget: Option<RelativeBudget>,
+    /// Reproduce a reference evaluator exactly: `test_suite_sql_eval` (the official Spider,
+    /// SParC, CoSQL and classical evaluator). Absent: the metric as specified, which differs
+    /// only in `tie_aware_order`'s default.
+    pub compat: Option<ExecCompat>,
+    /// Tie-aware ORDER BY / LIMIT: rows with equal sort keys may come in any order, and a tie
+    /// at a LIMIT may be broken either way. Absent: on, unless `compat` is set (then off; on
+    /// together with `compat` is an error).
+    pub tie_aware_order: Option<bool>,
+}
+
+/// `compat = "…"`: the reference evaluator whose verdicts the metric reproduces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecCompat {
+    /// `taoyds/test-suite-sql-eval`, `evaluation.py --etype exec`.
+    TestSuiteSqlEval,
 }
 
 /// `gold_relative_budget = { floor = …, multiplier = … }`: a prediction may take
@@ -75,7 +98,17 @@ impl Default for ExecOptions {
             repair_operators: true,
             skip_gold_failures: false,
             gold_relative_budget: None,
+            compat: None,
+            tie_aware_order: None,
         }
+    }
+}
+
+impl ExecOptions {
+    /// Whether ordered results are compared tie-aware (`tie_aware_order`, by default on
+    /// outside `compat`).
+    pub fn tie_aware(&self) -> bool {
+        self.tie_aware_order.unwrap_or(self.compat.is_none())
     }
 }
 
@@ -88,7 +121,13 @@ pub const ENTRY: MetricEntry = MetricEntry {
 
 impl FromSection for ExecOptions {
     fn from_section(section: &Section<'_>) -> Result<Self, ManifestError> {
-        let (options, limits) = section.read_with()?;
+        let (options, limits): (ExecOptions, QueryLimits) = section.read_with()?;
+        if options.compat.is_some() && options.tie_aware_order == Some(true) {
+            return Err(section.error(
+                "[metrics.exec] tie_aware_order = true contradicts compat: the reference \
+                 compares ordered rows exactly",
+            ));
+        }
         Ok(ExecOptions { limits, ..options })
     }
 }
@@ -143,24 +182,25 @@ pub(super) fn show_table(label: &str, table: &ResultTable) -> String {
 impl Exec {
     /// Runs one prediction text against the gold on every database: the position of the
     /// first database that tells them apart and its verdict (or the gold's failure), or, when
-    /// they agree on every database, the databases left out because the gold failed there
-    /// (`skip_gold_failures`).
+    /// they agree on every database, how (exactly, or only up to ties) and the databases left
+    /// out because the gold failed there (`skip_gold_failures`).
     fn first_difference(
         &self,
-        gold_sql: &str,
+        gold: &Gold<'_>,
         pred_sql: &str,
         executed: &str,
         databases: &[Database],
         executor: &Executor,
-        options: CompareOptions,
     ) -> Outcome {
         let suite = databases.len() > 1;
         let mut skipped = Vec::new();
+        let mut up_to_ties = None;
         for (position, db) in databases.iter().enumerate() {
-            match self.check_one(gold_sql, pred_sql, executed, db, suite, executor, options) {
-                Ok(None) => {}
-                Ok(Some(gold_failure)) => skipped.push(gold_failure),
-                Err(v) => return Outcome::Differs(position, v),
+            match self.check_one(gold, pred_sql, executed, db, suite, executor) {
+                Ok(Agreement::Exact) => {}
+                Ok(Agreement::UpToTies(how)) => up_to_ties = up_to_ties.or(Some(how)),
+                Ok(Agreement::GoldFailed(why)) => skipped.push(why),
+                Err(v) => return Outcome::Differs(position, *v),
             }
         }
         if !skipped.is_empty() && skipped.len() == databases.len() {
@@ -171,34 +211,35 @@ impl Exec {
             );
             return Outcome::Differs(0, Verdict::gold_error(reason));
         }
-        Outcome::Agree(skipped)
+        Outcome::Agree(skipped, up_to_ties)
     }
 
-    /// [`Exec::first_difference`] on one database: `Ok(Some(why))` if the gold failed there
-    /// and `skip_gold_failures` leaves the database out.
-    #[allow(clippy::too_many_arguments)]
+    /// [`Exec::first_difference`] on one database.
     fn check_one(
         &self,
-        gold_sql: &str,
+        g: &Gold<'_>,
         pred_sql: &str,
         executed: &str,
         db: &Database,
         suite: bool,
         executor: &Executor,
-        options: CompareOptions,
-    ) -> Result<Option<String>, Verdict> {
+    ) -> Result<Agreement, Box<Verdict>> {
         let on_db = if suite {
             format!(" on {}", db.label())
         } else {
             String::new()
         };
-        let gold = executor.gold(db, gold_sql, &self.limits);
+        let gold = executor.gold(db, g.sql, &self.limits);
         let gold = match gold.as_ref() {
             Ok(t) => t,
             Err(e) if self.options.skip_gold_failures => {
-                return Ok(Some(format!("{}: {e}", db.label())))
+                return Ok(Agreement::GoldFailed(format!("{}: {e}", db.label())))
             }
-            Err(e) => return Err(Verdict::gold_error(format!("gold failed{on_db}: {e}"))),
+            Err(e) => {
+                return Err(Box::new(Verdict::gold_error(format!(
+                    "gold failed{on_db}: {e}"
+                ))))
+            }
         };
         // A prediction with more rows than the gold is wrong whatever its rows are: stop
         // fetching there (cartesian products then cost nothing).
@@ -220,7 +261,7 @@ impl Exec {
                     "row count differs{on_db}: gold has {cap}, prediction has more than {cap}"
                 );
                 let details = format!("{executed}{}", show_table("gold rows", gold));
-                return Err(Verdict::incorrect("row_count", reason, details));
+                return Err(Box::new(Verdict::incorrect("row_count", reason, details)));
             }
             Err(e) => {
                 let mut reason = format!("prediction failed{on_db}: {e}");
@@ -231,43 +272,79 @@ impl Exec {
                         b.floor, b.multiplier, gold.steps
                     ));
                 }
-                return Err(Verdict::incorrect(e.code(), reason, executed));
+                return Err(Box::new(Verdict::incorrect(e.code(), reason, executed)));
             }
         };
-        if let Err(diff) = compare(gold, pred, options) {
-            let reason = format!("{diff}{on_db}");
-            let mut details = executed.to_owned();
-            match &diff {
-                Difference::Rows {
-                    only_gold,
-                    only_predicted,
-                } if !(only_gold.is_empty() && only_predicted.is_empty()) => {
-                    details.push_str(&show_rows("only in gold", only_gold, &[]));
-                    details.push_str(&show_rows("only in prediction", only_predicted, &[]));
-                }
-                _ => {
-                    details.push_str(&show_table("gold rows", gold));
-                    details.push_str(&show_table("predicted rows", pred));
-                }
+        let Err(diff) = compare(gold, pred, g.compare) else {
+            return Ok(Agreement::Exact);
+        };
+        let mut details = executed.to_owned();
+        // Tie-aware: only an ordered comparison of equally many rows and columns can be
+        // widened (it never rejects what the official comparison accepts).
+        if let (Some(order), Difference::Order | Difference::Rows { .. }) = (g.order, &diff) {
+            let tol = g.compare.float_tolerance;
+            match exec_order::admits(order, db, gold, pred, executor, &self.limits, tol) {
+                Ok(Some(how)) => return Ok(Agreement::UpToTies(how)),
+                Ok(None) => {}
+                Err(why) => details.push_str(&format!("tie-aware comparison not applied: {why}\n")),
             }
-            return Err(Verdict::incorrect(diff.code(), reason, details));
         }
-        Ok(None)
+        let reason = format!("{diff}{on_db}");
+        match &diff {
+            Difference::Rows {
+                only_gold,
+                only_predicted,
+            } if !(only_gold.is_empty() && only_predicted.is_empty()) => {
+                details.push_str(&show_rows("only in gold", only_gold, &[]));
+                details.push_str(&show_rows("only in prediction", only_predicted, &[]));
+            }
+            _ => {
+                details.push_str(&show_table("gold rows", gold));
+                details.push_str(&show_table("predicted rows", pred));
+            }
+        }
+        Err(Box::new(Verdict::incorrect(diff.code(), reason, details)))
     }
+}
+
+/// The gold as one prediction is judged against it.
+struct Gold<'a> {
+    /// What runs.
+    sql: &'a str,
+    compare: CompareOptions,
+    /// Tie-aware comparison (ordered golds only): how the gold orders its rows.
+    order: Option<&'a OrderPlan>,
+}
+
+/// How a prediction agreed with the gold on one database.
+enum Agreement {
+    Exact,
+    /// Only under the tie-aware comparison; how.
+    UpToTies(&'static str),
+    /// The gold failed there and `skip_gold_failures` leaves the database out; why.
+    GoldFailed(String),
 }
 
 /// What running a prediction on an item's databases found.
 enum Outcome {
     /// The same result on every database, but for those left out because the gold failed
-    /// there (`skip_gold_failures`), with why.
-    Agree(Vec<String>),
+    /// there (`skip_gold_failures`), with why; and how, if only up to ties somewhere.
+    Agree(Vec<String>, Option<&'static str>),
     /// The position of the first database that tells them apart, and the verdict.
     Differs(usize, Verdict),
 }
 
-/// A correct verdict, noting the databases left out because the gold failed there.
-fn correct_skipping(skipped: Vec<String>) -> Verdict {
-    let mut verdict = Verdict::correct();
+/// A correct verdict, noting the databases left out because the gold failed there, and
+/// (`correct_ties`) if the rows matched only up to ties.
+fn correct_skipping(skipped: Vec<String>, up_to_ties: Option<&'static str>) -> Verdict {
+    let mut verdict = match up_to_ties {
+        None => Verdict::correct(),
+        Some(how) => Verdict {
+            code: "correct_ties".into(),
+            reason: how.to_owned(),
+            ..Verdict::correct()
+        },
+    };
     if !skipped.is_empty() {
         verdict.details = format!(
             "the gold failed on {} database(s), left out of the suite:\n  {}\n",
@@ -290,12 +367,43 @@ impl Metric for Exec {
         databases: &[Database],
         executor: &Executor,
     ) -> Verdict {
+        let gold = self.options.gold_plan(&item.gold);
+        let order = self
+            .options
+            .tie_aware()
+            .then(|| gold.order_plan())
+            .filter(|_| gold.compare.order_matters);
+        let g = Gold {
+            sql: gold.sql.as_str(),
+            compare: gold.compare,
+            order: order.as_ref(),
+        };
+        let flags = if self.options.tie_aware() {
+            exec_order::gold_flags(g.sql, g.order, databases, executor, &self.limits)
+        } else {
+            Vec::new()
+        };
+        self.judge(item, prediction, &g, &gold, databases, executor)
+            .with_gold_flags(flags)
+    }
+}
+
+impl Exec {
+    /// [`Metric::evaluate`] once the gold is planned.
+    fn judge(
+        &self,
+        item: &Item,
+        prediction: &str,
+        g: &Gold<'_>,
+        gold: &GoldPlan,
+        databases: &[Database],
+        executor: &Executor,
+    ) -> Verdict {
         if python_strip(prediction).is_empty() {
             return Verdict::incorrect("empty", "empty prediction", "");
         }
-        let gold = self.options.gold_plan(&item.gold);
         let pred = self.options.prediction_plan(prediction);
-        let (gold_sql, pred_sql, options) = (gold.sql.as_str(), pred.sql.as_str(), gold.compare);
+        let (gold_sql, pred_sql) = (g.sql, pred.sql.as_str());
         let mut executed = String::new();
         if pred_sql != prediction {
             executed = format!("prediction as executed: {pred_sql}\n");
@@ -303,18 +411,17 @@ impl Metric for Exec {
         if gold_sql != item.gold {
             executed.push_str(&format!("gold as executed: {gold_sql}\n"));
         }
-        let (reached, as_written) = match self
-            .first_difference(gold_sql, pred_sql, &executed, databases, executor, options)
-        {
-            Outcome::Agree(skipped) => return correct_skipping(skipped),
-            Outcome::Differs(at, verdict) => (at, verdict),
-        };
+        let (reached, as_written) =
+            match self.first_difference(g, pred_sql, &executed, databases, executor) {
+                Outcome::Agree(skipped, ties) => return correct_skipping(skipped, ties),
+                Outcome::Differs(at, verdict) => (at, verdict),
+            };
         if !self.options.plug_value || as_written.status != Status::Incorrect {
             return as_written;
         }
         // plug_value: also try every assignment of the gold's values to the prediction's value
         // slots (likeliest first); correct if any matches.
-        let plug = pred.plugged(&gold);
+        let plug = pred.plugged(gold);
         let mut tried = 0usize;
         // The candidate that matched on the most databases (the likeliest first among equals):
         // the database that stopped it is the one that told the queries apart.
@@ -322,8 +429,8 @@ impl Metric for Exec {
         for candidate in plug.candidates() {
             tried += 1;
             let note = format!("prediction with gold values: {candidate}\n");
-            match self.first_difference(gold_sql, &candidate, &note, databases, executor, options) {
-                Outcome::Agree(skipped) => return correct_skipping(skipped),
+            match self.first_difference(g, &candidate, &note, databases, executor) {
+                Outcome::Agree(skipped, ties) => return correct_skipping(skipped, ties),
                 Outcome::Differs(_, v) if v.status == Status::GoldError => return v,
                 Outcome::Differs(at, v) => {
                     if at > furthest.as_ref().map_or(reached, |f| f.0) {
@@ -383,7 +490,14 @@ mod tests {
     }
 
     fn official(gold: &str, pred: &str) -> Verdict {
-        judge(ExecOptions::default(), gold, pred)
+        judge(
+            ExecOptions {
+                compat: Some(ExecCompat::TestSuiteSqlEval),
+                ..ExecOptions::default()
+            },
+            gold,
+            pred,
+        )
     }
 
     #[test]
@@ -658,6 +772,133 @@ mod tests {
         let plain = Exec::new(ExecOptions::default());
         let v = plain.evaluate(&item, "SELECT name FROM s WHERE age >= 41", &dbs, &ex);
         assert!(v.reason.contains("on suite_0.sql"), "{}", v.reason);
+    }
+
+    /// People ordered by age: b and c tie at 40, d and e at 50 (inserted in name order).
+    fn tie_fixture() -> (tempfile::TempDir, Vec<Database>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.sql");
+        std::fs::write(
+            &path,
+            "CREATE TABLE p(name TEXT, age INT);
+             INSERT INTO p VALUES ('a', 30), ('b', 40), ('c', 40), ('d', 50), ('e', 50), ('f', 60);",
+        )
+        .unwrap();
+        (dir, vec![Database::file(path)])
+    }
+
+    fn judge_ties(options: ExecOptions, gold: &str, pred: &str) -> Verdict {
+        let (_dir, dbs) = tie_fixture();
+        let item = Item::new(0, "db", gold, "test");
+        let ex = Executor::new(Box::new(Sqlite), None);
+        Exec::new(options).evaluate(&item, pred, &dbs, &ex)
+    }
+
+    fn tie_aware(gold: &str, pred: &str) -> Verdict {
+        judge_ties(ExecOptions::default(), gold, pred)
+    }
+
+    fn compat() -> ExecOptions {
+        ExecOptions {
+            compat: Some(ExecCompat::TestSuiteSqlEval),
+            ..ExecOptions::default()
+        }
+    }
+
+    #[test]
+    fn tie_aware_order_accepts_another_order_of_tied_rows() {
+        let gold = "SELECT name FROM p ORDER BY age";
+        let pred = "SELECT name FROM p ORDER BY age, name DESC";
+        let v = tie_aware(gold, pred);
+        assert_eq!(
+            (v.status, v.code.as_str()),
+            (Status::Correct, "correct_ties"),
+            "{v:?}"
+        );
+        assert!(v.reason.contains("tie-aware ORDER BY"), "{v:?}");
+        assert_eq!(v.gold_flags, ["ties_in_order"]);
+        // Official mode: the exact order, and no flags.
+        let v = judge_ties(compat(), gold, pred);
+        assert_eq!(v.code, "order", "{v:?}");
+        assert!(v.gold_flags.is_empty());
+        // Exactly the gold's order stays plain `correct`.
+        assert_eq!(tie_aware(gold, gold).code, "correct");
+    }
+
+    #[test]
+    fn tie_aware_order_accepts_any_choice_of_rows_tied_at_the_limit() {
+        let gold = "SELECT name FROM p ORDER BY age LIMIT 2";
+        let pred = "SELECT name FROM p ORDER BY age, name DESC LIMIT 2";
+        assert_eq!(judge_ties(compat(), gold, pred).code, "rows_differ");
+        let v = tie_aware(gold, pred);
+        assert_eq!(v.code, "correct_ties", "{v:?}");
+        assert_eq!(v.gold_flags, ["ties_at_limit"]);
+        // Keys through an alias, columns permuted, the other tie (d or e) chosen.
+        let gold = "SELECT name, age AS years FROM p ORDER BY years DESC LIMIT 2";
+        let pred = "SELECT age, name FROM p ORDER BY age DESC, name DESC LIMIT 2";
+        assert_eq!(tie_aware(gold, pred).code, "correct_ties");
+        // A limit that cuts between groups is no tie at the limit (b and c, both taken, are
+        // still tied in order); one that takes a single row of each group flags nothing.
+        let v = tie_aware("SELECT name FROM p ORDER BY age LIMIT 3", "SELECT 1");
+        assert_eq!(v.gold_flags, ["ties_in_order"]);
+        let v = tie_aware("SELECT name FROM p ORDER BY age LIMIT 1", "SELECT 1");
+        assert!(v.gold_flags.is_empty(), "{v:?}");
+    }
+
+    #[test]
+    fn tie_aware_order_still_rejects_what_the_keys_decide() {
+        let gold = "SELECT name FROM p ORDER BY age LIMIT 4";
+        // Wrong order across distinct keys.
+        let v = tie_aware(gold, "SELECT name FROM p ORDER BY age DESC LIMIT 4");
+        assert_eq!(v.status, Status::Incorrect, "{v:?}");
+        let v = tie_aware(
+            "SELECT name FROM p ORDER BY age",
+            "SELECT name FROM p ORDER BY age DESC",
+        );
+        assert_eq!(v.code, "order", "{v:?}");
+        // A row that is not tied at the limit (f instead of d or e).
+        let v = tie_aware(
+            gold,
+            "SELECT name FROM p WHERE name NOT IN ('d', 'e') ORDER BY age",
+        );
+        assert_eq!(v.code, "rows_differ", "{v:?}");
+        // The wrong count.
+        let v = tie_aware(gold, "SELECT name FROM p ORDER BY age LIMIT 3");
+        assert_eq!(v.code, "row_count", "{v:?}");
+    }
+
+    #[test]
+    fn tie_aware_order_falls_back_to_the_official_comparison_and_says_so() {
+        let gold = "SELECT name FROM p ORDER BY age LIMIT 2 OFFSET 1";
+        let v = tie_aware(
+            gold,
+            "SELECT name FROM p ORDER BY age, name DESC LIMIT 2 OFFSET 1",
+        );
+        assert_eq!(v.code, "order", "{v:?}");
+        assert!(
+            v.details
+                .contains("tie-aware comparison not applied: a LIMIT that is not one integer"),
+            "{}",
+            v.details
+        );
+    }
+
+    #[test]
+    fn tie_aware_order_ignores_an_order_by_inside_a_subquery_and_flags_its_tie() {
+        // The subquery's LIMIT 2 cuts the tie between d and e (both 50): the gold is flagged.
+        let gold = "SELECT name FROM p WHERE age IN (SELECT age FROM p ORDER BY age DESC LIMIT 2)";
+        let pred = "SELECT name FROM p WHERE age >= 50 ORDER BY name DESC";
+        assert_eq!(judge_ties(compat(), gold, pred).code, "order");
+        let v = tie_aware(gold, pred);
+        assert_eq!(v.code, "correct_ties", "{v:?}");
+        assert!(v.reason.contains("only inside a subquery"), "{v:?}");
+        assert_eq!(v.gold_flags, ["ties_in_subquery"]);
+        // Flags come with every verdict of the item, also a failing one.
+        let v = tie_aware(gold, "SELECT nope");
+        assert_eq!(
+            (v.code.as_str(), v.gold_flags.as_slice()),
+            ("sql_error", &["ties_in_subquery"][..])
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::reference::spider_text::{fix_tokenized_operators, replace_cur_year};
 use crate::reference::sqlparse::remove_distinct;
 
 use super::exec::ExecOptions;
+use super::exec_order::{order_plan, OrderPlan};
 
 /// A gold as the exec metric runs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,6 +96,13 @@ impl ExecOptions {
         } else {
             remove_distinct(&fixed)
         }
+    }
+}
+
+impl GoldPlan {
+    /// How the gold orders its rows, for the tie-aware comparison (its key query).
+    pub fn order_plan(&self) -> OrderPlan {
+        order_plan(&self.sql)
     }
 }
 

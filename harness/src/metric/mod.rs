@@ -8,6 +8,7 @@
 pub mod bleu;
 pub mod exact_match;
 pub mod exec;
+pub mod exec_order;
 #[doc(hidden)]
 pub mod exec_plan;
 pub mod pcm;
@@ -65,6 +66,10 @@ pub struct Verdict {
     /// Graded scores for metrics that have them (`pcm_f1`, …), averaged over scored items in
     /// the summary; empty otherwise. (Boxed: a verdict is an error type and stays small.)
     pub scores: Box<[(&'static str, f64)]>,
+    /// What the metric found wrong with the gold itself (gold quality), e.g. exec's
+    /// `ties_at_limit`: its answer depends on how ties are broken. The same for every
+    /// prediction of the item; empty for most golds and metrics.
+    pub gold_flags: Vec<&'static str>,
 }
 
 /// One component's partial score for one prediction (the official evaluator's `partial_scores`
@@ -88,6 +93,7 @@ impl Verdict {
             details: String::new(),
             components: Vec::new(),
             scores: Box::new([]),
+            gold_flags: Vec::new(),
         }
     }
 
@@ -99,6 +105,7 @@ impl Verdict {
             details: details.into(),
             components: Vec::new(),
             scores: Box::new([]),
+            gold_flags: Vec::new(),
         }
     }
 
@@ -110,6 +117,7 @@ impl Verdict {
             details: String::new(),
             components: Vec::new(),
             scores: Box::new([]),
+            gold_flags: Vec::new(),
         }
     }
 
@@ -121,12 +129,19 @@ impl Verdict {
             details: String::new(),
             components: Vec::new(),
             scores: Box::new([]),
+            gold_flags: Vec::new(),
         }
     }
 
     /// The same verdict with component scores attached.
     pub fn with_components(mut self, components: Vec<ComponentScore>) -> Verdict {
         self.components = components;
+        self
+    }
+
+    /// The same verdict with gold-quality flags attached.
+    pub fn with_gold_flags(mut self, flags: Vec<&'static str>) -> Verdict {
+        self.gold_flags = flags;
         self
     }
 

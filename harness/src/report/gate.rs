@@ -64,6 +64,8 @@ mod tests {
             by_db: Default::default(),
             by_turn: Default::default(),
             correct_kinds: Default::default(),
+            gold_flags: Default::default(),
+            flagged_golds: 0,
             by_category: Default::default(),
             interactions: None,
             score_sums: Vec::new(),

@@ -3,7 +3,8 @@
 //! `{"dataset":"spider","predictions":"dev_1","index":7,"db_id":"concert_singer",
 //!   "metric":"exec","verdict":"incorrect","reason":"row_count","message":"row count differs: …"}`
 //!
-//! Metrics with graded scores add them: `"scores":{"pcm_f1":0.95,"pcm_em":0.0,…}`.
+//! Metrics with graded scores add them: `"scores":{"pcm_f1":0.95,"pcm_em":0.0,…}`; metrics
+//! that found something wrong with the gold flag it: `"gold_flags":["ties_at_limit"]`.
 //!
 //! Each prediction set's lines start with one line of provenance (it has no `index`):
 //! `{"dataset":"spider","predictions":"dev_1","provenance":{"sqlsuite":"0.1.0",…}}`
@@ -34,6 +35,8 @@ struct Line<'a> {
     message: &'a str,
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     scores: serde_json::Map<String, serde_json::Value>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    gold_flags: &'a [&'static str],
 }
 
 /// The lines of one prediction set, its provenance first (computes its results).
@@ -61,6 +64,7 @@ pub fn lines(eval: &Evaluation, set: usize) -> Vec<String> {
                     .iter()
                     .map(|(name, value)| ((*name).to_owned(), serde_json::Value::from(*value)))
                     .collect(),
+                gold_flags: &v.gold_flags,
             };
             // Serialising plain strings and numbers cannot fail.
             out.push(serde_json::to_string(&line).unwrap_or_default());

@@ -55,6 +55,10 @@ pub struct Summary {
     /// Correct items by code, when a metric tells kinds of correct apart (SQL-Eval: `correct`
     /// for an exact match, `correct_subset` for a subset match only).
     pub correct_kinds: BTreeMap<String, usize>,
+    /// Gold-quality flag → items whose verdict carries it ([`crate::metric::Verdict::gold_flags`]),
+    /// and how many items carry at least one.
+    pub gold_flags: BTreeMap<String, usize>,
+    pub flagged_golds: usize,
     pub by_db: BTreeMap<String, Tally>,
     /// Datasets with question categories (SQL-Eval's `query_category`): per category.
     pub by_category: BTreeMap<String, Tally>,
@@ -93,6 +97,8 @@ impl Summary {
             total: Tally::default(),
             reasons: BTreeMap::new(),
             correct_kinds: BTreeMap::new(),
+            gold_flags: BTreeMap::new(),
+            flagged_golds: 0,
             by_db: BTreeMap::new(),
             by_category: BTreeMap::new(),
             by_turn: BTreeMap::new(),
@@ -111,6 +117,10 @@ impl Summary {
                 continue;
             };
             s.total.add(v.status);
+            for flag in &v.gold_flags {
+                *s.gold_flags.entry((*flag).to_owned()).or_default() += 1;
+            }
+            s.flagged_golds += usize::from(!v.gold_flags.is_empty());
             if matches!(v.status, Status::Correct | Status::Incorrect) {
                 let pair = (item, eval.prediction(set, i));
                 scored.push(pair);
@@ -252,6 +262,19 @@ impl Summary {
                 })
                 .collect();
             let _ = writeln!(out, "  correct, by kind: {}", kinds.join(", "));
+        }
+        if !self.gold_flags.is_empty() {
+            let flags: Vec<String> = self
+                .gold_flags
+                .iter()
+                .map(|(flag, n)| format!("{flag} {n}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  golds flagged: {} ({})",
+                self.flagged_golds,
+                flags.join(", ")
+            );
         }
         if let Some(t) = &self.interactions {
             let _ = writeln!(

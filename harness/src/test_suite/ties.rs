@@ -16,6 +16,8 @@ pub struct TieCheck {
     pub sql: String,
     /// The block's LIMIT: rows `limit - 1` and `limit` (0-based) of the check must differ.
     pub limit: usize,
+    /// The block is inside parentheses (a subquery), not the top-level query.
+    pub nested: bool,
 }
 
 /// The tie checks of every `SELECT … FROM … ORDER BY … LIMIT k` block of `gold` whose select
@@ -88,7 +90,11 @@ pub fn tie_checks(gold: &str) -> Vec<TieCheck> {
             &gold[toks[from].start..toks[i].start].trim_end(),
             limit + 1
         );
-        out.push(TieCheck { sql, limit });
+        out.push(TieCheck {
+            sql,
+            limit,
+            nested: d > 0,
+        });
     }
     out
 }
@@ -135,7 +141,8 @@ mod tests {
                 sql: "SELECT count(*), T1.age FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.sid \
                       GROUP BY T1.id ORDER BY count(*) DESC, T1.age LIMIT 4"
                     .into(),
-                limit: 3
+                limit: 3,
+                nested: false,
             }]
         );
         // In a subquery, the block alone.
@@ -145,7 +152,8 @@ mod tests {
             tie_checks(g),
             vec![TieCheck {
                 sql: "SELECT capacity from stadium order by capacity desc LIMIT 2".into(),
-                limit: 1
+                limit: 1,
+                nested: true,
             }]
         );
         // Nothing to check: no ORDER BY, a compound query, an OFFSET.

@@ -1,0 +1,237 @@
+//! Deterministic verdicts: the same manifest evaluated by `sqlsuite eval --format jsonl` with
+//! one worker, with two, and with two while other processes keep both cores busy must print
+//! byte-identical JSON lines (provenance and every verdict, reasons included).
+//!
+//! Wall-clock limits are what could make them differ, so the manifests bound predictions by a
+//! deterministic step budget (`gold_relative_budget`) and leave the time limit far away; each
+//! includes predictions right at their budget (one at it, one a block of steps past it).
+//!
+//! * `determinism::demo`: the demo's gold and databases, its two prediction sets and two more
+//!   whose first item is exactly at / just past the budget.
+//! * `determinism::spider_sample`: all of Spider dev with three of the shared models, tie-aware
+//!   (the default outside `compat`), under a tight budget (`2,000 + 2 × the gold's steps`) that
+//!   about a hundred predictions reach — the cartesian products that take the 10 s timeout in
+//!   `datasets/spider.toml` stop here within milliseconds, so the whole trial takes about a
+//!   second. Ignored with the reason without the shared data; a failure under
+//!   `SQLSUITE_REQUIRE_SHARED=1`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use sqlsuite::backend::sqlite::Sqlite;
+use sqlsuite::backend::{Backend, Database, Limits};
+use sqlsuite::harness;
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let spider = harness::shared_dir().join("data/spider");
+    let mut trials = vec![Trial::test("determinism::demo", demo)];
+    if spider.join("dev_gold.sql").is_file() {
+        trials.push(Trial::test("determinism::spider_sample", move || {
+            spider_sample(&spider)
+        }));
+    } else {
+        trials.push(harness::unavailable_trial(
+            "determinism::spider_sample",
+            format!(
+                "Spider dev not found at {} (set {})",
+                spider.display(),
+                harness::SHARED_ENV
+            ),
+        ));
+    }
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// Processes that spin until dropped (killed by their own handle).
+struct Busy(Vec<Child>);
+
+impl Busy {
+    fn start(n: usize) -> Result<Busy, Failed> {
+        let mut children = Vec::new();
+        for _ in 0..n {
+            let child = Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .stdout(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("cannot start a busy loop: {e}"))?;
+            children.push(child);
+        }
+        Ok(Busy(children))
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn eval_jsonl(manifest: &Path, jobs: usize) -> Result<Vec<u8>, Failed> {
+    let out = Command::new(env!("CARGO_BIN_EXE_sqlsuite"))
+        .args(["eval", "--format", "jsonl", "--jobs", &jobs.to_string()])
+        .arg(manifest)
+        .output()
+        .map_err(|e| format!("run sqlsuite: {e}"))?;
+    // Exit 1 is a failed gate (strict mode: some prediction is wrong), not an error.
+    if !matches!(out.status.code(), Some(0 | 1)) {
+        return Err(format!(
+            "sqlsuite eval failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    Ok(out.stdout)
+}
+
+/// Evaluates `manifest` three ways and requires byte-identical output; returns it.
+fn same_three_ways(manifest: &Path) -> Result<String, Failed> {
+    let one = eval_jsonl(manifest, 1)?;
+    let two = eval_jsonl(manifest, 2)?;
+    let busy = {
+        let _busy = Busy::start(2)?;
+        eval_jsonl(manifest, 2)?
+    };
+    for (label, other) in [("--jobs 2", &two), ("--jobs 2 on busy cores", &busy)] {
+        if *other != one {
+            let a = String::from_utf8_lossy(&one);
+            let b = String::from_utf8_lossy(other);
+            let first = a
+                .lines()
+                .zip(b.lines())
+                .find(|(x, y)| x != y)
+                .map(|(x, y)| format!("--jobs 1: {x}\n{label}: {y}"))
+                .unwrap_or_else(|| "the outputs differ in length".into());
+            return Err(format!("{label} differs from --jobs 1:\n{first}").into());
+        }
+    }
+    Ok(String::from_utf8_lossy(&one).into_owned())
+}
+
+/// Steps the query takes on the database (a multiple of the backend's step block).
+fn steps(db: &Database, sql: &str) -> Result<u64, Failed> {
+    Sqlite
+        .execute(db, sql, &Limits::default())
+        .map(|t| t.steps)
+        .map_err(|e| format!("{sql}: {e}").into())
+}
+
+/// `SELECT count(*) FROM books`, the demo's first gold, with `n` rows of busy work.
+fn counting(n: u64) -> String {
+    format!(
+        "SELECT count(*) FROM books WHERE (WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL \
+         SELECT x + 1 FROM n WHERE x < {n}) SELECT count(*) FROM n) > 0"
+    )
+}
+
+fn demo() -> Result<(), Failed> {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/demo");
+    let library = Database::file(demo.join("db/library/library.sql"));
+    // One prediction exactly at the budget, one a step block past it.
+    let at = counting(20_000);
+    let budget = steps(&library, &at)?;
+    let mut n = 20_000;
+    let past = loop {
+        n += 100;
+        if steps(&library, &counting(n))? > budget {
+            break counting(n);
+        }
+    };
+    let dir = tempfile::tempdir()?;
+    let v1 = std::fs::read_to_string(demo.join("predictions/v1.txt"))?;
+    let mut files = Vec::new();
+    for (name, first) in [("at_budget", &at), ("past_budget", &past)] {
+        let mut lines: Vec<&str> = v1.lines().collect();
+        lines[0] = first;
+        let path = dir.path().join(format!("{name}.txt"));
+        std::fs::write(&path, lines.join("\n") + "\n")?;
+        files.push((name.to_owned(), path));
+    }
+    files.push(("v1".into(), demo.join("predictions/v1.txt")));
+    files.push(("v2".into(), demo.join("predictions/v2.txt")));
+    let manifest = write_manifest(
+        dir.path(),
+        &demo.join("gold.sql"),
+        &format!("{}/db/{{db_id}}/{{db_id}}.sql", demo.display()),
+        &files,
+        (budget, 0),
+    )?;
+    let out = same_three_ways(&manifest)?;
+    // The budget items are there, on either side of it.
+    let first = |set: &str| {
+        out.lines()
+            .find(|l| l.contains(&format!("\"predictions\":\"{set}\",\"index\":0,")))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    if !first("at_budget").contains("\"reason\":\"correct\"")
+        || !first("past_budget").contains("\"reason\":\"step_budget\"")
+    {
+        return Err(format!(
+            "expected correct at the budget ({budget} steps) and step_budget past it:\n{}\n{}",
+            first("at_budget"),
+            first("past_budget")
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// A strict manifest (no snapshots) with a step budget of `floor + multiplier × the gold's
+/// steps` and a time limit no query reaches.
+fn write_manifest(
+    dir: &Path,
+    gold: &Path,
+    databases: &str,
+    predictions: &[(String, PathBuf)],
+    (floor, multiplier): (u64, u64),
+) -> Result<PathBuf, Failed> {
+    let mut toml = format!(
+        "[dataset]\nname = \"det\"\nformat = \"spider\"\ngold = \"{}\"\n\n[databases]\npath = \"{databases}\"\n\n",
+        gold.display()
+    );
+    for (name, file) in predictions {
+        toml.push_str(&format!(
+            "[[predictions]]\nname = \"{name}\"\nfile = \"{}\"\n\n",
+            file.display()
+        ));
+    }
+    toml.push_str(&format!(
+        "[metrics.exec]\ntimeout_ms = 600000\ngold_relative_budget = {{ floor = {floor}, multiplier = {multiplier} }}\n"
+    ));
+    let path = dir.join("m.toml");
+    std::fs::write(&path, toml)?;
+    Ok(path)
+}
+
+fn spider_sample(spider: &Path) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let mut files = Vec::new();
+    for model in ["dev_1", "dev_5", "dev_13"] {
+        files.push((
+            model.to_owned(),
+            spider.join(format!("predictions/{model}.txt")),
+        ));
+    }
+    let manifest = write_manifest(
+        dir.path(),
+        &spider.join("dev_gold.sql"),
+        &format!("{}/database/{{db_id}}/{{db_id}}.sqlite", spider.display()),
+        &files,
+        (2_000, 2),
+    )?;
+    let out = same_three_ways(&manifest)?;
+    let budgeted = out.matches("\"reason\":\"step_budget\"").count();
+    if budgeted < 50 {
+        return Err(format!("only {budgeted} predictions reached their step budget").into());
+    }
+    println!(
+        "spider: {} lines identical three ways, {budgeted} predictions at their step budget",
+        out.lines().count()
+    );
+    Ok(())
+}
