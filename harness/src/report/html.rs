@@ -179,12 +179,7 @@ pub fn render(
             }
             MetricSection {
                 name: metric.to_owned(),
-                summary: s
-                    .render()
-                    .lines()
-                    .take_while(|l| !l.starts_with("  db_id"))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
+                summary: s.render_overview().trim_end().to_owned(),
                 groups,
             }
         })

@@ -219,12 +219,7 @@ pub fn render(eval: &Evaluation) -> Result<String, RenderError> {
                                     .map_or_else(|| "-".to_owned(), |r| r.accuracy.clone())
                             })
                             .collect(),
-                        summary: s
-                            .render()
-                            .lines()
-                            .take_while(|l| !l.starts_with("  db_id"))
-                            .collect::<Vec<_>>()
-                            .join("\n"),
+                        summary: s.render_overview().trim_end().to_owned(),
                     }
                 })
                 .collect();

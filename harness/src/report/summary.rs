@@ -209,8 +209,20 @@ impl Summary {
             .collect()
     }
 
-    /// The full table: headline, reasons, graded score means, per-database rows.
+    /// The full table: [`Summary::render_overview`], then the per-database (and
+    /// per-category) rows.
     pub fn render(&self) -> String {
+        let mut out = self.render_overview();
+        group_table(&mut out, "db_id", &self.by_db);
+        if !self.by_category.is_empty() {
+            group_table(&mut out, "category", &self.by_category);
+        }
+        out
+    }
+
+    /// Headline, graded score means, reasons, kinds of correct, gold flags, interactions:
+    /// everything but the group tables.
+    pub fn render_overview(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.headline());
         if !self.score_sums.is_empty() {
@@ -298,10 +310,6 @@ impl Summary {
                 })
                 .collect();
             let _ = writeln!(out, "  question match by turn: {}", turns.join(", "));
-        }
-        group_table(&mut out, "db_id", &self.by_db);
-        if !self.by_category.is_empty() {
-            group_table(&mut out, "category", &self.by_category);
         }
         out
     }
