@@ -43,6 +43,8 @@ pub mod reference;
 #[doc(hidden)]
 pub mod report;
 #[doc(hidden)]
+pub mod sql_tokens;
+#[doc(hidden)]
 pub mod test_suite;
 
 pub use backend::{Backend, BackendEntry, Database};

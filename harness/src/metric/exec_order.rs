@@ -13,11 +13,11 @@
 
 use std::collections::BTreeSet;
 
+use super::tie_checks::tie_checks;
 use crate::backend::{Database, Limits};
 use crate::denotation::{equivalent, CompareOptions, ResultTable, TieGroups, Value};
 use crate::executor::Executor;
-use crate::test_suite::ties::tie_checks;
-use crate::test_suite::tokens::{tokenize, Token, TokenKind};
+use crate::sql_tokens::{tokenize, Token, TokenKind};
 
 /// How the gold orders its rows, as far as the tie-aware comparison is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,6 +14,7 @@ pub mod exec_plan;
 pub mod pcm;
 pub mod sqleval;
 pub mod text_match;
+pub(crate) mod tie_checks;
 
 use std::collections::HashMap;
 use std::fmt;

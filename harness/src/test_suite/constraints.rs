@@ -522,7 +522,7 @@ fn repeated_by_golds<'a>(
     schema: &SuiteSchema,
     golds: impl IntoIterator<Item = &'a str>,
 ) -> Vec<(usize, usize)> {
-    use super::tokens::{tokenize, TokenKind};
+    use crate::sql_tokens::{tokenize, TokenKind};
     let mut out = Vec::new();
     for gold in golds {
         let toks = tokenize(gold);
@@ -579,7 +579,7 @@ fn ranked_by_golds<'a>(
     schema: &SuiteSchema,
     golds: impl IntoIterator<Item = &'a str>,
 ) -> Vec<(usize, usize)> {
-    use super::tokens::{tokenize, TokenKind};
+    use crate::sql_tokens::{tokenize, TokenKind};
     let mut out = Vec::new();
     for gold in golds {
         let toks = tokenize(gold);
@@ -867,7 +867,7 @@ pub fn induce<'a>(
 /// constant (as on the original), and so is much of the gold: its neighbors that edit around it
 /// cannot be told apart. One message per comparison.
 pub fn unmatched_constants(original: &Connection, schema: &SuiteSchema, gold: &str) -> Vec<String> {
-    use super::tokens::{tokenize, TokenKind};
+    use crate::sql_tokens::{tokenize, TokenKind};
     let toks = tokenize(gold);
     let mut out = Vec::new();
     for i in 2..toks.len() {

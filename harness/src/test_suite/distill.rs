@@ -5,6 +5,12 @@
 //! "Tells apart" is the exec metric's own judgement of the neighbor as a prediction
 //! ([`crate::metric::exec_plan`]: the same query preparation, the same comparison, a failing
 //! or too-long prediction is wrong), so a distinguished neighbor is judged wrong on the suite.
+//!
+//! Length: about 870 lines of code and 150 of comments, no unit tests (`tests/cli.rs` and
+//! `tests/test_suite.rs` test it: a suite needs databases on disk). The greedy loop, the
+//! examination of the golds on a drawn database (in parallel, `examine_open`) and what a gold
+//! presupposes of a database (`Presupposition`) share the prepared golds, the two query
+//! targets and the limits; the loop's order of steps defines the suite, best read in one place.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,13 +25,13 @@ use super::neighbors::{neighbors, Neighbor};
 use super::probes::{probes, Probe};
 use super::random_db::{self, Constants};
 use super::schema::SuiteSchema;
-use super::ties;
 use super::SuiteError;
 use crate::backend::sqlite::{run_query, Sqlite};
 use crate::backend::{Backend, Database, Limits, QueryError};
 use crate::denotation::{equivalent, CompareOptions, ResultTable};
 use crate::metric::exec::ExecOptions;
 use crate::metric::exec_plan::GoldPlan;
+use crate::metric::tie_checks as ties;
 use crate::work_pool;
 
 /// How to distil.
@@ -945,7 +951,7 @@ struct Presupposition {
 
 impl Presupposition {
     fn of(gold: &str) -> Presupposition {
-        let toks = super::tokens::tokenize(gold);
+        let toks = crate::sql_tokens::tokenize(gold);
         let has = |w: &str| toks.iter().any(|t| t.is_word(w));
         let extreme = has("max") || has("min");
         let limits = toks.iter().filter(|t| t.is_word("limit")).count();

@@ -13,8 +13,6 @@ pub(crate) mod probes;
 pub(crate) mod random_db;
 pub mod report;
 pub(crate) mod schema;
-pub(crate) mod ties;
-pub(crate) mod tokens;
 pub(crate) mod witness;
 
 use std::path::PathBuf;

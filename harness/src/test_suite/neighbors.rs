@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
-use super::tokens::{quote, splice, tokenize, Token, TokenKind};
+use crate::sql_tokens::{quote, splice, tokenize, Token, TokenKind};
 
 /// Which change made a neighbor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -21,7 +21,7 @@
 use serde::Serialize;
 
 use super::neighbors::{ColumnFacts, TableColumns};
-use super::tokens::{splice, tokenize, TokenKind};
+use crate::sql_tokens::{splice, tokenize, TokenKind};
 
 /// What a probe looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -15,10 +15,10 @@ use rusqlite::Connection;
 use super::constraints::{Case, Chars, ColumnRules};
 use super::neighbors::random_word;
 use super::schema::{Column, ColumnKind, SuiteSchema, Table};
-use super::tokens::{tokenize, TokenKind};
 use super::witness::{Instance, Witness};
 use super::SuiteError;
 use crate::backend::sqlite::quote_identifier as ident;
+use crate::sql_tokens::{tokenize, TokenKind};
 
 /// Constants the golds of a schema use, with their close variants: per column name (lower
 /// case) they are compared with, and all of them together.

@@ -8,7 +8,7 @@
 //! [`tie_checks`] builds the query that selects its sort keys instead of its columns, with one
 //! row more: `SELECT keys FROM … ORDER BY keys LIMIT k + 1`.
 
-use super::tokens::{tokenize, Token, TokenKind};
+use crate::sql_tokens::{tokenize, Token, TokenKind};
 
 /// A block's sort keys, one row past its limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
