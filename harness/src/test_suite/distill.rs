@@ -536,8 +536,6 @@ pub fn distill_schema(
         .iter()
         .map(|o| o.unmatched_constants.is_empty())
         .collect();
-    // Per gold: some drawn database gave it a non-empty answer.
-    let mut answered = vec![false; prepared.len()];
     let probe_budget = options.max_databases / 4;
     let open_golds = |prepared: &[Prepared], probing: bool| -> Vec<usize> {
         (0..prepared.len())
@@ -595,9 +593,8 @@ pub fn distill_schema(
             reject_ambiguous: options.reject_ambiguous,
             probing,
         };
-        // Every open gold is examined here, in parallel. A gold already answered elsewhere is
-        // pursued here only if it is witnessed or answered here too: an empty answer tells
-        // few neighbors apart, at the cost of running them all (spec/test_suite.md).
+        // Every open gold is examined here, in parallel (a database respelled for other golds
+        // only runs a natural gold, for its exclusions).
         let (conn, examined) = examine_open(
             &open,
             conn,
@@ -605,21 +602,14 @@ pub fn distill_schema(
             &constants,
             seed,
             |g, target, twin| {
-                let witnessed = g == focus || others.contains(&g);
-                let pursue = if respell && natural[g] {
-                    Pursue::AnswerOnly
-                } else if !witnessed && answered[g] {
-                    Pursue::IfAnswered
-                } else {
-                    Pursue::Always
-                };
+                let answer_only = respell && natural[g];
                 examine(
                     &prepared[g],
                     &outcomes[g].probes,
                     target,
                     twin,
                     &how,
-                    pursue,
+                    answer_only,
                 )
             },
         )?;
@@ -638,7 +628,6 @@ pub fn distill_schema(
         // Golds that fail here (with why): this database is no part of their suites.
         let mut failing: Vec<(usize, QueryError)> = Vec::new();
         for (&g, e) in open.iter().zip(examined) {
-            answered[g] |= e.answered;
             if let Some(error) = e.failure {
                 failing.push((g, error));
             } else if e.ambiguous {
@@ -763,8 +752,6 @@ struct Examined {
     failure: Option<QueryError>,
     /// Its question has no natural answer here ([`Presupposition::fails`]).
     ambiguous: bool,
-    /// Its answer here is not empty.
-    answered: bool,
     /// (neighbor, target) told apart here.
     found: Vec<(usize, usize)>,
     /// Its probes satisfied here.
@@ -779,24 +766,13 @@ struct Examination<'a> {
     probing: bool,
 }
 
-/// How far a gold is pursued on a drawn database.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pursue {
-    /// Its neighbors and probes are run.
-    Always,
-    /// Only if its answer here is not empty.
-    IfAnswered,
-    /// Only the gold runs (a database respelled for other golds: no part of its suite).
-    AnswerOnly,
-}
-
 fn examine(
     p: &Prepared,
     probes: &[ProbeOutcome],
     target: &Target,
     twin: &mut Twin,
     how: &Examination,
-    pursue: Pursue,
+    answer_only: bool,
 ) -> Result<Examined, SuiteError> {
     let mut e = Examined::default();
     let gold = match target.run(&p.gold, how.gold_limits) {
@@ -806,10 +782,9 @@ fn examine(
             return Ok(e);
         }
     };
-    if pursue == Pursue::AnswerOnly {
+    if answer_only {
         return Ok(e);
     }
-    e.answered = !gold.rows.is_empty();
     // Where the gold's question has no natural answer, this database is no part of its
     // suite: it tells none of its neighbors apart.
     if how.reject_ambiguous
@@ -817,9 +792,6 @@ fn examine(
             .fails(&p.gold, &gold, p.options, target, twin, how.gold_limits)?
     {
         e.ambiguous = true;
-        return Ok(e);
-    }
-    if pursue == Pursue::IfAnswered && !e.answered {
         return Ok(e);
     }
     for (n, ts) in p.targets.iter().enumerate() {
