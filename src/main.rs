@@ -79,8 +79,9 @@ enum Command {
         jobs: Option<usize>,
     },
     /// Write one self-contained HTML report of a prediction set: summaries, accuracy tables,
-    /// every item with search and filters; flipped items first against another set. Without
-    /// --predictions and --against: every prediction set of the manifest on one page.
+    /// every item with search and filters; flipped items first against another set or the
+    /// accepted snapshot. Without --predictions and --against(-snapshot): every prediction set
+    /// of the manifest on one page.
     Report {
         manifest: PathBuf,
         /// The prediction set to report (default: every set on one page; the manifest's first
@@ -88,8 +89,11 @@ enum Command {
         #[arg(long)]
         predictions: Option<String>,
         /// Compare with this prediction set: items that flipped come first.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "against_snapshot")]
         against: Option<String>,
+        /// Compare with the set's accepted snapshot (the manifest's `[report] snapshots`).
+        #[arg(long)]
+        against_snapshot: bool,
         /// The HTML file to write.
         #[arg(short = 'o', long = "out")]
         out: PathBuf,
@@ -201,10 +205,16 @@ fn main() -> ExitCode {
             manifest,
             predictions,
             against,
+            against_snapshot,
             out,
             jobs,
         } => set_jobs(jobs).and_then(|()| {
-            report::run(&manifest, predictions.as_deref(), against.as_deref(), &out)
+            let against = match (against.as_deref(), against_snapshot) {
+                (Some(name), _) => report::Against::Set(name),
+                (None, true) => report::Against::Snapshot,
+                (None, false) => report::Against::Nothing,
+            };
+            report::run(&manifest, predictions.as_deref(), against, &out)
         }),
         Command::Bench {
             manifest,

@@ -1,19 +1,29 @@
-//! `sqlsuite report <manifest> [--predictions A] [--against B] -o report.html`: one
-//! self-contained HTML file for a person to read a prediction set (flipped items first when
-//! compared with another), or — without `--predictions` and `--against`, for a manifest with
-//! several sets — every set on one page.
+//! `sqlsuite report <manifest> [--predictions A] [--against B | --against-snapshot] -o
+//! report.html`: one self-contained HTML file for a person to read a prediction set (flipped
+//! items first when compared with another set or with its accepted snapshot), or — with
+//! neither option, for a manifest with several sets — every set on one page.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use sqlsuite::report::snapshot::{self, Accepted};
 use sqlsuite::report::{html, overview};
 use sqlsuite::Evaluation;
+
+/// What the reported set is compared with.
+pub enum Against<'a> {
+    Nothing,
+    /// Another prediction set, by name.
+    Set(&'a str),
+    /// The set's accepted snapshot.
+    Snapshot,
+}
 
 pub fn run(
     manifest: &Path,
     predictions: Option<&str>,
-    against: Option<&str>,
+    against: Against,
     out: &Path,
 ) -> anyhow::Result<ExitCode> {
     let eval = Evaluation::open(manifest)?;
@@ -31,20 +41,42 @@ pub fn run(
     if sets.is_empty() {
         anyhow::bail!("{}: the manifest has no prediction set", manifest.display())
     }
-    if predictions.is_none() && against.is_none() && sets.len() > 1 {
+    if predictions.is_none() && matches!(against, Against::Nothing) && sets.len() > 1 {
         return write_overview(&eval, out);
     }
     let a = match predictions {
         Some(name) => set(name)?,
         None => 0,
     };
-    let b = against.map(set).transpose()?;
+    let b = match against {
+        Against::Set(name) => Some(set(name)?),
+        _ => None,
+    };
+    let accepted = match against {
+        Against::Snapshot => {
+            let path = snapshot::path(&eval, a);
+            Some(Accepted::read(&path).with_context(|| {
+                format!(
+                    "{}: no accepted snapshot of {} to compare with ({} is missing or unreadable)",
+                    manifest.display(),
+                    sets[a].name,
+                    path.display()
+                )
+            })?)
+        }
+        _ => None,
+    };
     let evaluated: Vec<usize> = std::iter::once(a).chain(b).collect();
     let bar =
         crate::progress::Progress::new((evaluated.len() * eval.items().len()) as u64, "evaluating");
     eval.evaluate_sets(&evaluated, &|| bar.inc());
     bar.finish();
-    let page = html::render(&eval, a, b)?;
+    let compared = match (b, &accepted) {
+        (Some(b), _) => Some(html::Against::Set(b)),
+        (None, Some(acc)) => Some(html::Against::Snapshot(acc)),
+        (None, None) => None,
+    };
+    let page = html::render(&eval, a, compared)?;
     std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)

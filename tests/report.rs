@@ -31,6 +31,10 @@ fn main() -> ExitCode {
             a_self_contained_page_with_flipped_items_first();
             Ok(())
         }),
+        Trial::test("report::against_the_accepted_snapshot", || {
+            against_the_accepted_snapshot();
+            Ok(())
+        }),
         Trial::test("report::every_value_is_escaped", || {
             every_value_is_escaped();
             Ok(())
@@ -165,6 +169,77 @@ fn a_self_contained_page_with_flipped_items_first() {
     );
 }
 
+fn against_the_accepted_snapshot() {
+    // The demo's v1, now predicting what v2 predicts, against v1's accepted snapshot: the
+    // flipped items are v2's flips against v1.
+    let dir = tempfile::tempdir().unwrap();
+    let demo_dir = demo().parent().unwrap().to_path_buf();
+    let manifest = dir.path().join("demo.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[dataset]\nname = \"demo\"\nformat = \"spider\"\ngold = \"{}\"\n\
+             [databases]\npath = \"{}/db/{{db_id}}/{{db_id}}.sql\"\n\
+             [[predictions]]\nname = \"v1\"\nfile = \"{}\"\n\
+             [metrics.exec]\ntimeout_ms = 2000\n[report]\nsnapshots = \"{}\"\n",
+            demo_dir.join("gold.sql").display(),
+            demo_dir.display(),
+            demo_dir.join("predictions/v2.txt").display(),
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("snapshots")
+                .display(),
+        ),
+    )
+    .unwrap();
+    let (_, html) = report(dir.path(), &manifest, &["--against-snapshot"]);
+    let eval = Evaluation::open(demo()).unwrap();
+    let diff = Diff::of(&eval, 0, 1);
+    let regressed: Vec<usize> = diff.metrics[0]
+        .regressed
+        .values()
+        .flatten()
+        .copied()
+        .collect();
+    let mut fixed: Vec<usize> = diff.metrics[0]
+        .newly_correct
+        .values()
+        .flatten()
+        .copied()
+        .collect();
+    fixed.sort();
+    assert!(!regressed.is_empty() && !fixed.is_empty(), "{diff:?}");
+    let rows = row_indices(&html);
+    let flipped = regressed.len() + fixed.len();
+    assert_eq!(rows[..regressed.len()], regressed[..]);
+    assert_eq!(rows[regressed.len()..flipped], fixed[..]);
+    assert!(html.contains(&format!(
+        "{} regressed</span> <span class=\"badge badge-fixed\">{} newly correct</span> against the accepted snapshot",
+        regressed.len(),
+        fixed.len()
+    )));
+    // Without an accepted snapshot: an error naming the file.
+    let other = dir.path().join("other.toml");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(&manifest)
+            .unwrap()
+            .replace("name = \"demo\"", "name = \"nowhere\""),
+    )
+    .unwrap();
+    let o = sqlsuite(&[
+        "report",
+        other.to_str().unwrap(),
+        "--against-snapshot",
+        "-o",
+        dir.path().join("x.html").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("nowhere__v1.snap") && err.contains("other.toml"),
+        "{err}"
+    );
+}
+
 fn every_value_is_escaped() {
     let dir = tempfile::tempdir().unwrap();
     let demo_dir = demo().parent().unwrap().to_path_buf();
@@ -248,6 +323,21 @@ fn accuracy_per_hardness_in_the_official_order() {
         .map(|r| r[..r.find("</td></tr>").unwrap()].replace("</td><td class=\"n\">", " "))
         .collect();
     assert_eq!(rows, ["easy 2 2 1 50.00%", "medium 1 1 1 100.00%"]);
+    // The same numbers as an inline SVG bar chart: one bar per row, its width the accuracy.
+    let start = html
+        .find("<svg class=\"chart\" data-metric=\"exec\" data-group=\"hardness\"")
+        .expect("a hardness chart");
+    let chart = &html[start..start + html[start..].find("</svg>").unwrap()];
+    let bars: Vec<&str> = chart
+        .split("<rect class=\"bar\" x=\"132\" y=\"4\" width=\"")
+        .skip(1)
+        .map(|r| &r[..r.find('"').unwrap()])
+        .collect();
+    assert_eq!(bars, ["90.0", "180.0"], "{chart}");
+    assert!(
+        chart.contains("<title>easy: 50.00% (1/2)</title>"),
+        "{chart}"
+    );
 }
 
 /// The indices of the item rows the script left visible, and the count it shows.

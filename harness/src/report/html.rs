@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use super::diff::Diff;
 use super::message;
+use super::snapshot::{self, Accepted};
 use super::summary::{Summary, Tally};
 use crate::evaluation::Evaluation;
 use crate::metric::Status;
@@ -61,6 +62,8 @@ pub(super) struct GroupRow {
     pub correct: usize,
     /// `61.25%`, or `-` when nothing was scored.
     pub accuracy: String,
+    /// The accuracy on a 0–100 scale for the chart's bar (0 when nothing was scored).
+    pub percent: f64,
 }
 
 #[derive(Serialize)]
@@ -114,6 +117,11 @@ pub(super) fn group(label: &str, tallies: &BTreeMap<String, Tally>) -> Group {
                 } else {
                     format!("{:.2}%", 100.0 * t.accuracy())
                 },
+                percent: if t.scored() == 0 {
+                    0.0
+                } else {
+                    (1000.0 * t.accuracy()).round() / 10.0
+                },
             })
             .collect(),
     }
@@ -143,21 +151,50 @@ pub(super) fn hardness_group(eval: &Evaluation, set: usize, metric: &str) -> Opt
     Some(g)
 }
 
-/// The report of set `set`, against set `against` if given (computes their results).
+/// What a report compares its prediction set with.
+#[derive(Debug, Clone, Copy)]
+pub enum Against<'a> {
+    /// Another prediction set of the manifest (its results computed too).
+    Set(usize),
+    /// The set's accepted snapshot: the verdict codes recorded there.
+    Snapshot(&'a Accepted),
+}
+
+/// The report of set `set` (its results computed), against `against` if given.
 pub fn render(
     eval: &Evaluation,
     set: usize,
-    against: Option<usize>,
+    against: Option<Against>,
 ) -> Result<String, RenderError> {
-    let diff = against.map(|b| Diff::of(eval, b, set));
     let mut regressed_items = Vec::new();
     let mut fixed_items = Vec::new();
-    if let Some(d) = &diff {
-        for m in &d.metrics {
-            regressed_items.extend(m.regressed.values().flatten().copied());
-            fixed_items.extend(m.newly_correct.values().flatten().copied());
+    match against {
+        Some(Against::Set(b)) => {
+            for m in &Diff::of(eval, b, set).metrics {
+                regressed_items.extend(m.regressed.values().flatten().copied());
+                fixed_items.extend(m.newly_correct.values().flatten().copied());
+            }
         }
+        Some(Against::Snapshot(accepted)) => {
+            let f = snapshot::flips(eval, set, accepted);
+            regressed_items = f.regressed;
+            fixed_items = f.fixed;
+        }
+        None => {}
     }
+    let against_codes = |i: usize| match against? {
+        Against::Set(b) => Some(codes(eval, b, i)),
+        Against::Snapshot(accepted) => Some(accepted.codes.get(&i).map_or_else(
+            || "(not in the snapshot)".to_owned(),
+            |per_metric| {
+                per_metric
+                    .iter()
+                    .map(|(m, c)| format!("{m}={c}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
+        )),
+    };
     let flip = |i: usize| {
         if regressed_items.contains(&i) {
             "regressed"
@@ -200,7 +237,7 @@ pub fn render(
                 status: status_name(status),
                 flip: flip(i),
                 codes: codes(eval, set, i),
-                against_codes: against.map(|b| codes(eval, b, i)),
+                against_codes: against_codes(i),
                 message: (status != Status::Correct).then(|| message::failure(eval, set, i)),
                 reason: eval
                     .result(set, i)
@@ -230,7 +267,10 @@ pub fn render(
     let page = Page {
         dataset: eval.dataset.name.clone(),
         predictions: eval.dataset.predictions[set].name.clone(),
-        against: against.map(|b| eval.dataset.predictions[b].name.clone()),
+        against: against.map(|a| match a {
+            Against::Set(b) => eval.dataset.predictions[b].name.clone(),
+            Against::Snapshot(_) => "the accepted snapshot".to_owned(),
+        }),
         provenance: eval.provenance().of_set(set).render(),
         metrics,
         regressed: items.iter().filter(|r| r.flip == "regressed").count(),
