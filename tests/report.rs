@@ -337,6 +337,16 @@ fn accuracy_per_hardness_in_the_official_order() {
     assert!(
         chart.contains("<title>easy: 50.00% (1/2)</title>"),
         "{chart}"
+    ); // The hardness filter offers the items' hardnesses, in the official order.
+    assert!(
+        html.contains(
+            "<select id=\"hardness\">\n<option value=\"\">all</option><option value=\"easy\">easy</option><option value=\"medium\">medium</option>\n</select>"
+        ),
+        "a hardness filter"
+    );
+    assert!(
+        html.contains("data-hardness=\"medium\""),
+        "rows carry their hardness"
     );
 }
 
@@ -376,6 +386,22 @@ fn search_and_filters(browser: &Path) {
     let expected: Vec<usize> = (0..eval.items().len())
         .filter(|&i| {
             eval.items()[i].db_id == "school" && eval.result(1, i).status() == Status::Incorrect
+        })
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(rows, expected);
+    assert_eq!(shown, expected.len().to_string());
+
+    // Verdict code "exec=sql_error": exactly v2's items with that code.
+    let dom = chromium::dom(browser, &page, "code=exec%3Dsql_error");
+    let (mut rows, shown) = visible(&dom);
+    rows.sort();
+    let expected: Vec<usize> = (0..eval.items().len())
+        .filter(|&i| {
+            eval.result(1, i)
+                .verdicts
+                .iter()
+                .any(|(m, v)| *m == "exec" && v.code == "sql_error")
         })
         .collect();
     assert!(!expected.is_empty());

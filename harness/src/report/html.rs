@@ -36,6 +36,9 @@ struct Page {
     metrics: Vec<MetricSection>,
     items: Vec<Row>,
     db_ids: Vec<String>,
+    /// Every hardness and every verdict code (`exec=row_count`) of the items, for the filters.
+    hardnesses: Vec<&'static str>,
+    codes: Vec<String>,
     regressed: usize,
     fixed: usize,
 }
@@ -263,6 +266,16 @@ pub fn render(
     let mut db_ids: Vec<String> = eval.items().iter().map(|i| i.db_id.clone()).collect();
     db_ids.sort();
     db_ids.dedup();
+    let mut hardnesses: Vec<&'static str> = items.iter().filter_map(|r| r.hardness).collect();
+    let order = ["easy", "medium", "hard", "extra"];
+    hardnesses.sort_by_key(|h| order.iter().position(|o| o == h).unwrap_or(order.len()));
+    hardnesses.dedup();
+    let mut all_codes: Vec<String> = items
+        .iter()
+        .flat_map(|r| r.codes.split(' ').map(str::to_owned))
+        .collect();
+    all_codes.sort();
+    all_codes.dedup();
 
     let page = Page {
         dataset: eval.dataset.name.clone(),
@@ -277,6 +290,8 @@ pub fn render(
         fixed: items.iter().filter(|r| r.flip == "fixed").count(),
         items,
         db_ids,
+        hardnesses,
+        codes: all_codes,
     };
     let mut env = Environment::new();
     // The name ends in `.html`: minijinja escapes every value for HTML.
