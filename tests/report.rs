@@ -112,6 +112,26 @@ fn report(dir: &Path, manifest: &Path, args: &[&str]) -> (PathBuf, String) {
     (out, html)
 }
 
+/// The demo's v2 against v1, under its one metric: the items regressed (in the diff's order)
+/// and the items newly correct (in item order).
+fn demo_flips(eval: &Evaluation) -> (Vec<usize>, Vec<usize>) {
+    let diff = Diff::of(eval, 0, 1);
+    let regressed = diff.metrics[0]
+        .regressed
+        .values()
+        .flatten()
+        .copied()
+        .collect();
+    let mut fixed: Vec<usize> = diff.metrics[0]
+        .newly_correct
+        .values()
+        .flatten()
+        .copied()
+        .collect();
+    fixed.sort();
+    (regressed, fixed)
+}
+
 /// The item rows' indices, in page order.
 fn row_indices(html: &str) -> Vec<usize> {
     html.split("<tr class=\"item ")
@@ -135,20 +155,7 @@ fn a_self_contained_page_with_flipped_items_first() {
         assert!(!html.contains(external), "{external} in the page");
     }
     let eval = Evaluation::open(demo()).unwrap();
-    let diff = Diff::of(&eval, 0, 1);
-    let regressed: Vec<usize> = diff.metrics[0]
-        .regressed
-        .values()
-        .flatten()
-        .copied()
-        .collect();
-    let mut fixed: Vec<usize> = diff.metrics[0]
-        .newly_correct
-        .values()
-        .flatten()
-        .copied()
-        .collect();
-    fixed.sort();
+    let (regressed, fixed) = demo_flips(&eval);
     let rows = row_indices(&html);
     assert_eq!(rows.len(), eval.items().len());
     // Regressions, then fixes, then the others in item order.
@@ -193,21 +200,8 @@ fn against_the_accepted_snapshot() {
     .unwrap();
     let (_, html) = report(dir.path(), &manifest, &["--against-snapshot"]);
     let eval = Evaluation::open(demo()).unwrap();
-    let diff = Diff::of(&eval, 0, 1);
-    let regressed: Vec<usize> = diff.metrics[0]
-        .regressed
-        .values()
-        .flatten()
-        .copied()
-        .collect();
-    let mut fixed: Vec<usize> = diff.metrics[0]
-        .newly_correct
-        .values()
-        .flatten()
-        .copied()
-        .collect();
-    fixed.sort();
-    assert!(!regressed.is_empty() && !fixed.is_empty(), "{diff:?}");
+    let (regressed, fixed) = demo_flips(&eval);
+    assert!(!regressed.is_empty() && !fixed.is_empty());
     let rows = row_indices(&html);
     let flipped = regressed.len() + fixed.len();
     assert_eq!(rows[..regressed.len()], regressed[..]);
