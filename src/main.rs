@@ -13,19 +13,16 @@ mod bench_sqleval;
 mod compose;
 mod diff;
 mod distill;
+mod eval;
+mod journal;
 mod progress;
 mod report;
+mod supervise;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-
-use sqlsuite::manifest::GateMode;
-use sqlsuite::metric::Status;
-use sqlsuite::report::snapshot::{self, Accepted};
-use sqlsuite::report::{gate, jsonl, junit, summary::Summary};
-use sqlsuite::Evaluation;
 
 #[derive(Parser)]
 #[command(name = "sqlsuite", version, about = "Evaluate text-to-SQL predictions")]
@@ -65,6 +62,19 @@ enum Command {
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Also write each verdict to this file the moment it is known (JSON lines, with the
+        /// wall time of each item); a run that dies keeps what it judged.
+        #[arg(long)]
+        journal: Option<PathBuf>,
+        /// Run the evaluation in this process (the supervisor starts one with it).
+        #[arg(long, hide = true)]
+        worker: bool,
+        /// ITEM:STATUS:SET: a prediction that aborted the worker; not run again (repeatable).
+        #[arg(long, hide = true, requires = "worker")]
+        crashed: Vec<String>,
+        /// ITEM:SET: judge only this prediction and write only the journal.
+        #[arg(long, hide = true, requires = "worker")]
+        probe: Option<String>,
     },
     /// Items whose verdict flipped between prediction sets A and B, by metric, direction and
     /// reason; exit 1 if any item regressed (correct in A, incorrect in B).
@@ -191,10 +201,35 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Eval {
             manifest,
+            worker: false,
+            journal,
+            ..
+        } => supervise::run(
+            &manifest,
+            std::env::args_os().skip(1).collect(),
+            journal.as_deref(),
+        ),
+        Command::Eval {
+            manifest,
             format,
             predictions,
             jobs,
-        } => set_jobs(jobs).and_then(|()| eval(&manifest, format, &predictions)),
+            journal,
+            worker: true,
+            crashed,
+            probe,
+        } => set_jobs(jobs).and_then(|()| {
+            eval::run(
+                &manifest,
+                format,
+                &eval::WorkerArgs {
+                    only: predictions,
+                    journal,
+                    crashed,
+                    probe,
+                },
+            )
+        }),
         Command::Diff {
             manifest,
             a,
@@ -292,95 +327,5 @@ fn emit(text: &str) -> anyhow::Result<()> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
         other => Ok(other?),
-    }
-}
-
-fn eval(manifest: &PathBuf, format: Format, only: &[String]) -> anyhow::Result<ExitCode> {
-    let eval = Evaluation::open(manifest)?;
-    let sets: Vec<usize> = (0..eval.dataset.predictions.len())
-        .filter(|&s| only.is_empty() || only.contains(&eval.dataset.predictions[s].name))
-        .collect();
-    if let Some(unknown) = only
-        .iter()
-        .find(|n| !eval.dataset.predictions.iter().any(|p| &p.name == *n))
-    {
-        anyhow::bail!(
-            "{}: no prediction set named {unknown:?}",
-            manifest.display()
-        );
-    }
-    let total = sets.len() * eval.items().len();
-    let bar = progress::Progress::new(total as u64, "evaluating");
-    // One pass over every (set, item) pair: both cores stay busy until the last item.
-    eval.evaluate_sets(&sets, &|| bar.inc());
-    bar.finish();
-    if let Format::Junit = format {
-        emit(&junit::render(&eval, &sets))?;
-    }
-
-    let mut gate_failures = Vec::new();
-    for &set in &sets {
-        let name = &eval.dataset.predictions[set].name;
-        if let Format::Jsonl = format {
-            for line in jsonl::lines(&eval, set) {
-                emit(&format!("{line}\n"))?;
-            }
-        }
-        for metric in eval.metrics() {
-            let summary = Summary::of(&eval, set, metric);
-            if let Format::Text = format {
-                emit(&format!(
-                    "{}::{name}\n{}\n",
-                    eval.dataset.name,
-                    summary.render()
-                ))?;
-            }
-            if let Err(e) = gate::check(&eval.manifest.gate, &summary) {
-                gate_failures.push(e);
-            }
-        }
-        match eval.manifest.gate.mode {
-            GateMode::Strict => {
-                let failed = (0..eval.items().len())
-                    .filter(|&i| {
-                        matches!(
-                            eval.result(set, i).status(),
-                            Status::Incorrect | Status::GoldError
-                        )
-                    })
-                    .count();
-                if failed > 0 {
-                    gate_failures.push(format!(
-                        "{}::{name}: {failed} items not correct (strict mode)",
-                        eval.dataset.name
-                    ));
-                }
-            }
-            GateMode::Regression => match Accepted::read(&snapshot::path(&eval, set)) {
-                Some(accepted) => {
-                    let f = snapshot::flips(&eval, set, &accepted);
-                    if !f.regressed.is_empty() {
-                        gate_failures.push(format!(
-                            "{}::{name}: {} items regressed against the accepted snapshot: {:?}",
-                            eval.dataset.name,
-                            f.regressed.len(),
-                            f.regressed
-                        ));
-                    }
-                }
-                None => eprintln!(
-                    "note: no accepted snapshot {} to compare with",
-                    snapshot::path(&eval, set).display()
-                ),
-            },
-        }
-    }
-    if gate_failures.is_empty() {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        for f in &gate_failures {
-            eprintln!("gate: {f}");
-        }
-        Ok(ExitCode::from(1))
     }
 }

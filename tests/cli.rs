@@ -961,3 +961,67 @@ fn junit_has_a_test_case_per_item_with_the_trial_message() {
         );
     }
 }
+
+/// A prediction that aborts the process (fault injection: `SQLSUITE_FAULT_ABORT_ON`) costs that
+/// prediction its verdict, `crash`, and nothing else: the supervisor finds it among the
+/// predictions the journal shows running, by running each alone, and runs the rest again.
+#[test]
+fn a_prediction_that_aborts_the_process_gets_crash_and_the_rest_their_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let v2 = demo_dir().join("predictions/v2.txt");
+    let killer = std::fs::read_to_string(&v2)
+        .unwrap()
+        .lines()
+        .nth(3)
+        .unwrap()
+        .to_owned();
+    let manifest = demo_manifest(dir.path(), &[("v2", &v2)], "");
+    let plain = sqlsuite(&["eval", manifest.to_str().unwrap(), "--format", "jsonl"]);
+    let journal = dir.path().join("journal.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_sqlsuite"))
+        .args([
+            "eval",
+            manifest.to_str().unwrap(),
+            "--format",
+            "jsonl",
+            "--journal",
+        ])
+        .arg(&journal)
+        .env("SQLSUITE_FAULT_ABORT_ON", &killer)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    // The strict gate fails both runs (items not correct); neither dies of a signal.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(plain.status.code(), Some(1));
+    assert!(
+        stderr.contains("v2 item 3 dies alone (signal 6)"),
+        "{stderr}"
+    );
+    let (before, after) = (
+        item_lines(&text(&plain.stdout)),
+        item_lines(&text(&out.stdout)),
+    );
+    assert_eq!(before.len(), 20);
+    assert_eq!(after.len(), 20);
+    for (b, a) in before.iter().zip(&after) {
+        if a["index"] == 3 {
+            assert_eq!(a["reason"], "crash", "{a}");
+            assert_eq!(a["verdict"], "incorrect", "{a}");
+        } else {
+            assert_eq!(a, b, "every other item keeps its verdict");
+        }
+    }
+    // The journal of the last run holds every item once, the crashed one included.
+    let finished: Vec<serde_json::Value> = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["event"] == "finished")
+        .collect();
+    assert_eq!(finished.len(), 20);
+    assert!(finished
+        .iter()
+        .any(|l| l["item"] == 3 && l["verdicts"][0]["reason"] == "crash"));
+    assert!(finished.iter().all(|l| l["elapsed_ms"].as_f64().is_some()));
+}

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -19,6 +20,23 @@ use crate::registry::{self, Composition};
 use crate::work_pool;
 
 pub use crate::registry::OpenError;
+
+/// Told as a run's (set, item) pairs start and finish ([`Evaluation::evaluate_watched`]).
+pub trait Watch: Sync {
+    /// The pair is about to be judged, on this thread.
+    fn started(&self, _set: usize, _item: usize) {}
+    /// The pair's result, and the wall time it took (zero: it was known already).
+    fn finished(&self, set: usize, item: usize, result: &ItemResult, elapsed: Duration);
+}
+
+/// A progress callback as a [`Watch`].
+struct Progress<'a>(&'a (dyn Fn() + Sync));
+
+impl Watch for Progress<'_> {
+    fn finished(&self, _: usize, _: usize, _: &ItemResult, _: Duration) {
+        (self.0)()
+    }
+}
 
 /// The verdicts of every enabled metric for one prediction.
 #[derive(Debug, Clone, PartialEq)]
@@ -226,13 +244,45 @@ impl Evaluation {
     /// pairs: no barrier between sets, so a slow prediction of one set does not leave a worker
     /// idle while another set waits.
     pub fn evaluate_sets(&self, sets: &[usize], progress: &(dyn Fn() + Sync)) {
+        self.evaluate_watched(sets, &Progress(progress));
+    }
+
+    /// [`Evaluation::evaluate_sets`], telling `watch` as each pair starts and finishes (on the
+    /// worker that judges it): a journal of verdicts written as they come, a supervisor that
+    /// must know which queries were running when the process died.
+    pub fn evaluate_watched(&self, sets: &[usize], watch: &dyn Watch) {
         let n = self.dataset.items.len();
         work_pool::run(|| {
             (0..sets.len() * n).into_par_iter().for_each(|k| {
-                self.result(sets[k / n], k % n);
-                progress();
+                let (set, item) = (sets[k / n], k % n);
+                if let Some(r) = self.computed(set, item) {
+                    watch.finished(set, item, r, Duration::ZERO);
+                    return;
+                }
+                watch.started(set, item);
+                let start = Instant::now();
+                let r = self.result(set, item);
+                watch.finished(set, item, r, start.elapsed());
             })
         });
+    }
+
+    /// Records a result judged elsewhere (a prediction that aborted the process it ran in);
+    /// `false` if the pair has a result already.
+    pub fn record(&self, set: usize, item: usize, result: ItemResult) -> bool {
+        self.results[set][item].set(result).is_ok()
+    }
+
+    /// The result of a prediction that was not run because it aborted the process that ran it
+    /// (`crash`, incorrect for every metric), with `why`.
+    pub fn crashed(&self, why: &str) -> ItemResult {
+        ItemResult {
+            verdicts: self
+                .metrics
+                .iter()
+                .map(|m| (m.name(), Verdict::incorrect("crash", why, "")))
+                .collect(),
+        }
     }
 
     /// Trial-name index width: enough digits for the largest index.

@@ -1,0 +1,199 @@
+//! `sqlsuite eval` in the worker process ([`crate::supervise`] runs it): every chosen
+//! prediction set judged in one pass, verdicts streamed to the journal as they come, then the
+//! output in the chosen format and the gate.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use sqlsuite::evaluation::Watch;
+use sqlsuite::manifest::GateMode;
+use sqlsuite::metric::Status;
+use sqlsuite::report::snapshot::{self, Accepted};
+use sqlsuite::report::{gate, jsonl, junit, summary::Summary};
+use sqlsuite::{Evaluation, ItemResult};
+
+use crate::journal::Journal;
+use crate::supervise;
+use crate::{emit, progress, Format};
+
+/// What the worker was asked besides the manifest and format.
+pub struct WorkerArgs {
+    /// Only these prediction sets (empty: all).
+    pub only: Vec<String>,
+    /// Where the journal goes.
+    pub journal: Option<PathBuf>,
+    /// `ITEM:STATUS:SET`: predictions that aborted the process; not run again.
+    pub crashed: Vec<String>,
+    /// `ITEM:SET`: judge only this prediction, write nothing but the journal.
+    pub probe: Option<String>,
+}
+
+/// Fault injection for the supervisor's tests: a prediction whose text is exactly the value of
+/// this variable aborts the process as it starts (as a crash inside SQLite would).
+const ABORT_ON: &str = "SQLSUITE_FAULT_ABORT_ON";
+
+/// The worker's [`Watch`]: progress, the journal, and the fault injection.
+struct Worker<'a> {
+    eval: &'a Evaluation,
+    bar: Option<&'a progress::Progress>,
+    journal: Option<Journal<'a>>,
+    abort_on: Option<String>,
+}
+
+impl Watch for Worker<'_> {
+    fn started(&self, set: usize, item: usize) {
+        if let Some(journal) = &self.journal {
+            journal.started(set, item);
+        }
+        if self.abort_on.as_deref() == Some(self.eval.prediction(set, item)) {
+            std::process::abort();
+        }
+    }
+
+    fn finished(&self, set: usize, item: usize, result: &ItemResult, elapsed: Duration) {
+        if let Some(journal) = &self.journal {
+            journal.finished(set, item, result, elapsed);
+        }
+        if let Some(bar) = self.bar {
+            bar.inc();
+        }
+    }
+}
+
+fn set_named(eval: &Evaluation, manifest: &Path, name: &str) -> anyhow::Result<usize> {
+    eval.dataset
+        .predictions
+        .iter()
+        .position(|p| p.name == name)
+        .ok_or_else(|| anyhow::anyhow!("{}: no prediction set named {name:?}", manifest.display()))
+}
+
+pub fn run(manifest: &Path, format: Format, args: &WorkerArgs) -> anyhow::Result<ExitCode> {
+    let eval = Evaluation::open(manifest)?;
+    let only = &args.only;
+    for crashed in &args.crashed {
+        let (item, status, name) = supervise::parse_crashed(crashed)?;
+        let set = set_named(&eval, manifest, &name)?;
+        anyhow::ensure!(item < eval.items().len(), "--crashed: no item {item}");
+        eval.record(
+            set,
+            item,
+            eval.crashed(&format!(
+                "the prediction aborted the process that ran it ({status}); it was not run again"
+            )),
+        );
+    }
+    let journal = match &args.journal {
+        Some(path) => Some(Journal::create(path, &eval)?),
+        None => None,
+    };
+    let abort_on = std::env::var(ABORT_ON).ok();
+    if let Some(probe) = &args.probe {
+        let (item, name) = supervise::parse_probe(probe)?;
+        let set = set_named(&eval, manifest, &name)?;
+        anyhow::ensure!(item < eval.items().len(), "--probe: no item {item}");
+        let worker = Worker {
+            eval: &eval,
+            bar: None,
+            journal,
+            abort_on,
+        };
+        worker.started(set, item);
+        let result = eval.result(set, item);
+        worker.finished(set, item, result, Duration::ZERO);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let sets: Vec<usize> = (0..eval.dataset.predictions.len())
+        .filter(|&s| only.is_empty() || only.contains(&eval.dataset.predictions[s].name))
+        .collect();
+    if let Some(unknown) = only
+        .iter()
+        .find(|n| !eval.dataset.predictions.iter().any(|p| &p.name == *n))
+    {
+        anyhow::bail!(
+            "{}: no prediction set named {unknown:?}",
+            manifest.display()
+        );
+    }
+    let total = sets.len() * eval.items().len();
+    let bar = progress::Progress::new(total as u64, "evaluating");
+    // One pass over every (set, item) pair: both cores stay busy until the last item.
+    let worker = Worker {
+        eval: &eval,
+        bar: Some(&bar),
+        journal,
+        abort_on,
+    };
+    eval.evaluate_watched(&sets, &worker);
+    bar.finish();
+    if let Format::Junit = format {
+        emit(&junit::render(&eval, &sets))?;
+    }
+
+    let mut gate_failures = Vec::new();
+    for &set in &sets {
+        let name = &eval.dataset.predictions[set].name;
+        if let Format::Jsonl = format {
+            for line in jsonl::lines(&eval, set) {
+                emit(&format!("{line}\n"))?;
+            }
+        }
+        for metric in eval.metrics() {
+            let summary = Summary::of(&eval, set, metric);
+            if let Format::Text = format {
+                emit(&format!(
+                    "{}::{name}\n{}\n",
+                    eval.dataset.name,
+                    summary.render()
+                ))?;
+            }
+            if let Err(e) = gate::check(&eval.manifest.gate, &summary) {
+                gate_failures.push(e);
+            }
+        }
+        match eval.manifest.gate.mode {
+            GateMode::Strict => {
+                let failed = (0..eval.items().len())
+                    .filter(|&i| {
+                        matches!(
+                            eval.result(set, i).status(),
+                            Status::Incorrect | Status::GoldError
+                        )
+                    })
+                    .count();
+                if failed > 0 {
+                    gate_failures.push(format!(
+                        "{}::{name}: {failed} items not correct (strict mode)",
+                        eval.dataset.name
+                    ));
+                }
+            }
+            GateMode::Regression => match Accepted::read(&snapshot::path(&eval, set)) {
+                Some(accepted) => {
+                    let f = snapshot::flips(&eval, set, &accepted);
+                    if !f.regressed.is_empty() {
+                        gate_failures.push(format!(
+                            "{}::{name}: {} items regressed against the accepted snapshot: {:?}",
+                            eval.dataset.name,
+                            f.regressed.len(),
+                            f.regressed
+                        ));
+                    }
+                }
+                None => eprintln!(
+                    "note: no accepted snapshot {} to compare with",
+                    snapshot::path(&eval, set).display()
+                ),
+            },
+        }
+    }
+    if gate_failures.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for f in &gate_failures {
+            eprintln!("gate: {f}");
+        }
+        Ok(ExitCode::from(1))
+    }
+}

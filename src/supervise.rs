@@ -1,0 +1,137 @@
+//! `sqlsuite eval` runs its evaluation in a child process (the same command with `--worker`)
+//! and watches it: a prediction that aborts the process (a crash inside SQLite, a signal) costs
+//! that one prediction its verdict, not the run. The worker writes a journal
+//! ([`crate::journal`]); when it dies, the predictions it shows running are each run alone in a
+//! probe process; one that dies alone gets the verdict `crash`, and the run starts again with
+//! those verdicts given (`--crashed`). Output, gate and exit code are the worker's.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, ExitStatus, Stdio};
+
+use crate::journal;
+
+/// Runs that died with nobody to blame (each in-flight prediction survived alone) before the
+/// supervisor gives up: a signal from outside, or queries that abort only together.
+const UNEXPLAINED_DEATHS: usize = 2;
+
+/// A prediction found to abort the process that runs it.
+struct Crash {
+    set: String,
+    item: usize,
+    status: String,
+}
+
+/// Supervises `sqlsuite eval <args>` (`args` as given, without the program name);
+/// `journal` is the user's `--journal`, if any.
+pub fn run(
+    manifest: &Path,
+    args: Vec<OsString>,
+    journal: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
+    let scratch = tempfile::tempdir()?;
+    let journal: PathBuf = journal.map_or_else(|| scratch.path().join("journal.jsonl"), Into::into);
+    let mut crashes: Vec<Crash> = Vec::new();
+    let mut unexplained = 0;
+    loop {
+        let mut worker = Command::new(std::env::current_exe()?);
+        worker.args(&args).arg("--worker");
+        if !args.iter().any(|a| a == "--journal") {
+            worker.arg("--journal").arg(&journal);
+        }
+        for c in &crashes {
+            worker
+                .arg("--crashed")
+                .arg(format!("{}:{}:{}", c.item, c.status, c.set));
+        }
+        let status = worker.status()?;
+        let Some(death) = died(status) else {
+            return Ok(ExitCode::from(
+                status.code().unwrap_or(1).clamp(0, 255) as u8
+            ));
+        };
+        let suspects = journal::in_flight(&journal)?;
+        eprintln!(
+            "sqlsuite: the evaluation died ({death}) while running {}; running each alone",
+            names(&suspects)
+        );
+        let mut found = 0;
+        for (set, item) in suspects.iter() {
+            let probe = Command::new(std::env::current_exe()?)
+                .arg("eval")
+                .arg(manifest)
+                .args(["--worker", "--jobs", "1", "--probe"])
+                .arg(format!("{item}:{set}"))
+                .arg("--journal")
+                .arg(scratch.path().join("probe.jsonl"))
+                .stdout(Stdio::null())
+                .status()?;
+            if let Some(death) = died(probe) {
+                eprintln!("sqlsuite: {set} item {item} dies alone ({death}): its verdict is crash");
+                crashes.push(Crash {
+                    set: set.clone(),
+                    item: *item,
+                    status: death,
+                });
+                found += 1;
+            }
+        }
+        if found == 0 {
+            unexplained += 1;
+            if unexplained >= UNEXPLAINED_DEATHS {
+                anyhow::bail!(
+                    "{}: the evaluation died {unexplained} times ({death}) and none of the \
+                     predictions running then ({}) dies alone",
+                    manifest.display(),
+                    names(&suspects)
+                );
+            }
+        }
+    }
+}
+
+/// How the process died (a signal), or `None` if it exited.
+fn died(status: ExitStatus) -> Option<String> {
+    if status.code().is_some() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return Some(format!("signal {signal}"));
+        }
+    }
+    Some(status.to_string())
+}
+
+fn names(pairs: &[(String, usize)]) -> String {
+    if pairs.is_empty() {
+        return "no prediction".to_owned();
+    }
+    pairs
+        .iter()
+        .map(|(set, item)| format!("{set} item {item}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A `--probe ITEM:SET` argument (the set last: its name may hold a colon).
+pub fn parse_probe(text: &str) -> anyhow::Result<(usize, String)> {
+    match text.split_once(':') {
+        Some((item, set)) if !set.is_empty() => match item.parse() {
+            Ok(item) => Ok((item, set.to_owned())),
+            Err(_) => anyhow::bail!("--probe: expected ITEM:SET, got {text:?}"),
+        },
+        _ => anyhow::bail!("--probe: expected ITEM:SET, got {text:?}"),
+    }
+}
+
+/// A `--crashed ITEM:STATUS:SET` argument.
+pub fn parse_crashed(text: &str) -> anyhow::Result<(usize, String, String)> {
+    let (item, rest) = parse_probe(text)?;
+    match rest.split_once(':') {
+        Some((status, set)) if !set.is_empty() => Ok((item, status.to_owned(), set.to_owned())),
+        _ => anyhow::bail!("--crashed: expected ITEM:STATUS:SET, got {text:?}"),
+    }
+}
