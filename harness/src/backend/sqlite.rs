@@ -36,6 +36,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::cte_copies::{cte_copies, MAX_CTE_COPIES};
 use super::{Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError};
 use crate::config::{ManifestError, Section};
 use crate::denotation::{ResultTable, Value};
@@ -432,6 +433,13 @@ fn run_query_here(
     sql: &str,
     limits: &Limits,
 ) -> Result<ResultTable, QueryError> {
+    if sql.contains('\0') {
+        // SQLite would stop reading at it (running only what comes before); Python's sqlite3
+        // refuses such a query ("the query contains a null character").
+        return Err(QueryError::Sql(
+            "the query contains a null character".into(),
+        ));
+    }
     if skip_space_and_comments(sql).is_empty() {
         // Python's sqlite3 runs an empty statement and fetches no rows.
         return Ok(ResultTable::default());
@@ -477,6 +485,13 @@ fn fetch(
     deadline: Instant,
 ) -> Result<ResultTable, QueryError> {
     let err = |e| sql_error(e, deadline, limits.timeout);
+    let copies = cte_copies(sql);
+    if copies > MAX_CTE_COPIES {
+        return Err(QueryError::TooComplex {
+            copies,
+            limit: MAX_CTE_COPIES,
+        });
+    }
     let mut stmt = conn.prepare(sql).map_err(err)?;
     // Belt and braces behind the authorizer: run only statements that read and return a table
     // (a REINDEX with nothing to reindex, say, never asks the authorizer).
@@ -754,6 +769,45 @@ mod tests {
         // Within the bounds, the same functions work.
         let t = run("SELECT length(printf('%.*c', 90000, 'a')), 'abc' LIKE '%b%'").unwrap();
         assert_eq!(t.rows, vec![vec![Value::Int(90000), Value::Int(1)]]);
+    }
+
+    /// A NUL byte would end the query early for SQLite (the `DELETE` after it never reached
+    /// it, and the `SELECT` before it ran and could match); it is refused, as Python's sqlite3
+    /// refuses it. CTEs that expand past the bound are refused before they are prepared.
+    #[test]
+    fn nul_bytes_and_cte_expansion_are_refused_before_sqlite_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let run = |sql: &str| Sqlite.execute(&db, sql, &limits());
+        let r = run("SELECT 1\0; DELETE FROM t");
+        assert!(
+            matches!(&r, Err(QueryError::Sql(m)) if m.contains("null character")),
+            "{r:?}"
+        );
+        let ctes: Vec<String> = (1..=12)
+            .map(|i| {
+                format!(
+                    "t{i}(x) AS (SELECT a.x FROM t{p} a, t{p} b, t{p} c)",
+                    p = i - 1
+                )
+            })
+            .collect();
+        let bomb = format!(
+            "WITH t0(x) AS (SELECT 1), {} SELECT count(*) FROM t12",
+            ctes.join(", ")
+        );
+        let r = run(&bomb);
+        assert!(
+            matches!(
+                r,
+                Err(QueryError::TooComplex {
+                    copies: 797_161,
+                    limit: 4096
+                })
+            ),
+            "{r:?}"
+        );
+        assert_eq!(r.unwrap_err().code(), "resource_limit");
     }
 
     /// SQLite recurses once per level of a JSON path it creates: 100,000 levels overflowed the

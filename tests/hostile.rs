@@ -1,0 +1,405 @@
+//! The hostile campaign (issue 17): seeded generated hostile predictions
+//! ([`generator`]) evaluated by `sqlsuite eval` against copies of real databases, as a
+//! leaderboard would evaluate untrusted submissions. Asserted for every run:
+//!
+//! * **no byte changes** in any database file (SHA-256 before and after), and **no new file**
+//!   anywhere under the run's directories (the databases', the working directory, and the
+//!   scratch directory every path a prediction names points into);
+//! * the process **never dies** of a signal and exits 0 or 1 (the gate), and **every item gets
+//!   a verdict** with a reason; the classes that only write, attach, set pragmas, touch files
+//!   or hold NUL bytes are all refused (`sql_error`), CTE expansion and 5 MB lines are over a
+//!   bound (`resource_limit`);
+//! * **no item takes longer than its timeout + 1 s** of wall time (the `--journal`'s
+//!   `elapsed_ms`), and the **peak RSS** of the evaluating processes stays under
+//!   [`PEAK_RSS_BOUND`] (from `wait4`).
+//!
+//! CI runs a sample (`SAMPLE` items); the full campaign is
+//! `SQLSUITE_HOSTILE_ITEMS=10000 cargo test --release --test hostile`. A table of
+//! class → reasons, the slowest item per class and the peak RSS is written to
+//! `target/tmp/hostile/<trial>.md`. On Spider dev's databases when the shared data is there
+//! (`world_1`, `car_1`, `concert_singer`), else on the demo's (built from its scripts).
+
+#[path = "hostile/generator.rs"]
+mod generator;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+use generator::{Class, Table, Target};
+use libtest_mimic::{Arguments, Failed, Trial};
+use sha2::{Digest, Sha256};
+use sqlsuite::harness;
+
+/// Items of the CI sample.
+const SAMPLE: usize = 300;
+/// The campaign's per-query time limit (the issue's).
+const TIMEOUT_MS: u64 = 2000;
+/// The peak resident memory of any process of the evaluation, in bytes: SQLite's heap limit
+/// (512 MiB) plus results (at most 256 MiB) and the rest of the process.
+const PEAK_RSS_BOUND: u64 = 1 << 30;
+const SPIDER_DBS: [&str; 3] = ["world_1", "car_1", "concert_singer"];
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let items = std::env::var("SQLSUITE_HOSTILE_ITEMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(SAMPLE);
+    let trials = vec![
+        Trial::test("hostile::sqlite", move || sqlite(items)),
+        Trial::test("hostile::invalid_utf8", invalid_utf8),
+    ];
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+fn sqlsuite_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_sqlsuite")
+}
+
+fn report_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tmp/hostile")
+}
+
+/// The databases attacked: `(db_id, a file to copy, or a script to build it from)`.
+fn sources() -> Result<Vec<(String, PathBuf)>, Failed> {
+    let spider = harness::shared_dir().join("data/spider/database");
+    if spider.join("world_1/world_1.sqlite").is_file() {
+        return Ok(SPIDER_DBS
+            .iter()
+            .map(|db| (db.to_string(), spider.join(format!("{db}/{db}.sqlite"))))
+            .collect());
+    }
+    if harness::data_required() {
+        return Err(format!("Spider dev databases not found at {}", spider.display()).into());
+    }
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/demo/db");
+    Ok(["library", "school"]
+        .iter()
+        .map(|db| (db.to_string(), demo.join(format!("{db}/{db}.sql"))))
+        .collect())
+}
+
+fn copy_database(source: &Path, to: &Path) -> Result<(), Failed> {
+    std::fs::create_dir_all(to.parent().ok_or("no parent")?)?;
+    if source.extension().is_some_and(|e| e == "sql") {
+        let script = std::fs::read_to_string(source)?;
+        rusqlite::Connection::open(to)?.execute_batch(&script)?;
+    } else {
+        std::fs::copy(source, to)?;
+    }
+    Ok(())
+}
+
+fn tables_of(db: &Path) -> Result<Vec<Table>, Failed> {
+    let conn = rusqlite::Connection::open_with_flags(
+        db,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    let names: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut tables = Vec::new();
+    for name in names {
+        let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+        let columns: Vec<String> = conn
+            .prepare(&format!(
+                "SELECT name FROM pragma_table_info('{}')",
+                name.replace('\'', "''")
+            ))?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let rows: i64 =
+            conn.query_row(&format!("SELECT count(*) FROM {quoted}"), [], |r| r.get(0))?;
+        tables.push(Table {
+            name,
+            columns,
+            rows: rows as u64,
+        });
+    }
+    Ok(tables)
+}
+
+/// Every file under `dir` with its SHA-256.
+fn fingerprint(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Failed> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let hash = format!("{:x}", Sha256::digest(std::fs::read(&path)?));
+                out.insert(path, hash);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// How a process ended and the peak resident memory of it and its waited-for descendants.
+struct Ended {
+    code: Option<i32>,
+    signal: Option<i32>,
+    peak_rss_bytes: u64,
+}
+
+fn run_measured(command: &mut Command) -> Result<Ended, Failed> {
+    let child = command.spawn()?;
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: `rusage` is plain data the kernel fills; `pid` is our own child, not yet waited.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    if r != pid {
+        return Err(format!("wait4: {}", std::io::Error::last_os_error()).into());
+    }
+    let (code, signal) = if libc::WIFEXITED(status) {
+        (Some(libc::WEXITSTATUS(status)), None)
+    } else if libc::WIFSIGNALED(status) {
+        (None, Some(libc::WTERMSIG(status)))
+    } else {
+        (None, None)
+    };
+    Ok(Ended {
+        code,
+        signal,
+        // Linux reports kilobytes.
+        peak_rss_bytes: usage.ru_maxrss as u64 * 1024,
+    })
+}
+
+fn sqlite(items: usize) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let watched = dir.path().join("watched");
+    let run = dir.path().join("run");
+    let scratch = watched.join("scratch");
+    let cwd = watched.join("cwd");
+    for d in [&scratch, &cwd, &run] {
+        std::fs::create_dir_all(d)?;
+    }
+    let mut schemas = Vec::new();
+    for (db_id, source) in sources()? {
+        let to = watched.join(format!("db/{db_id}/{db_id}.sqlite"));
+        copy_database(&source, &to)?;
+        let tables = tables_of(&to)?;
+        schemas.push((db_id, tables));
+    }
+    let before = fingerprint(&watched)?;
+
+    let seed: u64 = std::env::var("SQLSUITE_HOSTILE_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(17);
+    let mut gold = String::new();
+    let mut predictions = String::new();
+    let mut classes = Vec::new();
+    for i in 0..items {
+        let (db_id, tables) = &schemas[i % schemas.len()];
+        let mut rng = fastrand::Rng::with_seed(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i as u64);
+        let target = Target {
+            tables,
+            scratch: &scratch,
+        };
+        let (class, sql) = generator::prediction(&mut rng, i, &target);
+        assert!(
+            !sql.contains(['\n', '\t']),
+            "one prediction per line: {class:?}"
+        );
+        gold.push_str(&format!(
+            "SELECT count(*) FROM \"{}\"\t{db_id}\n",
+            tables[0].name
+        ));
+        predictions.push_str(&sql);
+        predictions.push('\n');
+        classes.push(class);
+    }
+    std::fs::write(run.join("gold.sql"), gold)?;
+    std::fs::write(run.join("p.txt"), &predictions)?;
+    let manifest = run.join("hostile.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[dataset]\nname = \"hostile\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\n\
+             [databases]\npath = \"{}/db/{{db_id}}/{{db_id}}.sqlite\"\n\n\
+             [[predictions]]\nname = \"hostile\"\nfile = \"p.txt\"\n\n\
+             [metrics.exec]\ntimeout_ms = {TIMEOUT_MS}\n",
+            watched.display()
+        ),
+    )?;
+    let journal = run.join("journal.jsonl");
+    let start = Instant::now();
+    let ended = run_measured(
+        Command::new(sqlsuite_bin())
+            .arg("eval")
+            .arg(&manifest)
+            .args(["--format", "jsonl", "--journal"])
+            .arg(&journal)
+            .current_dir(&cwd)
+            .stdout(std::fs::File::create(run.join("out.jsonl"))?)
+            .stderr(std::fs::File::create(run.join("err.txt"))?)
+            .stdin(Stdio::null()),
+    )?;
+    let wall = start.elapsed();
+    let stderr = std::fs::read_to_string(run.join("err.txt"))?;
+    let tail: String = stderr.lines().rev().take(20).collect::<Vec<_>>().join("\n");
+    if let Some(signal) = ended.signal {
+        return Err(format!("sqlsuite died of signal {signal}:\n{tail}").into());
+    }
+    if !matches!(ended.code, Some(0 | 1)) {
+        return Err(format!("sqlsuite exited with {:?}:\n{tail}", ended.code).into());
+    }
+
+    let out = std::fs::read_to_string(run.join("out.jsonl"))?;
+    let verdicts: Vec<serde_json::Value> = out
+        .lines()
+        .map(serde_json::from_str::<serde_json::Value>)
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .filter(|l| l.get("index").is_some())
+        .collect();
+    let mut failures = Vec::new();
+    if verdicts.len() != items {
+        failures.push(format!("{} verdicts for {items} items", verdicts.len()));
+    }
+    let mut elapsed = vec![f64::NAN; items];
+    for line in std::fs::read_to_string(&journal)?.lines() {
+        let line: serde_json::Value = serde_json::from_str(line)?;
+        if line["event"] == "finished" {
+            let item = line["item"].as_u64().ok_or("journal: no item")? as usize;
+            elapsed[item] = line["elapsed_ms"]
+                .as_f64()
+                .ok_or("journal: no elapsed_ms")?;
+        }
+    }
+    // class → reason → count, and the slowest item of each class.
+    let mut table: BTreeMap<Class, BTreeMap<String, usize>> = BTreeMap::new();
+    let mut slowest: BTreeMap<Class, (f64, usize)> = BTreeMap::new();
+    for v in &verdicts {
+        let i = v["index"].as_u64().ok_or("no index")? as usize;
+        let class = classes[i];
+        let reason = v["reason"].as_str().unwrap_or_default().to_owned();
+        if reason.is_empty() || (v["verdict"] != "correct" && v["message"] == "") {
+            failures.push(format!(
+                "item {i} ({class:?}): a verdict without a reason: {v}"
+            ));
+        }
+        if let Some(expected) = class.expected_reasons() {
+            if !expected.contains(&reason.as_str()) {
+                failures.push(format!("item {i} ({class:?}): not {expected:?}: {v}"));
+            }
+        }
+        *table.entry(class).or_default().entry(reason).or_default() += 1;
+        let e = elapsed[i];
+        if !(e <= (TIMEOUT_MS + 1000) as f64) {
+            failures.push(format!(
+                "item {i} ({class:?}) took {e:.0} ms (limit {TIMEOUT_MS} ms + 1 s)"
+            ));
+        }
+        let s = slowest.entry(class).or_insert((0.0, i));
+        if e > s.0 {
+            *s = (e, i);
+        }
+    }
+    let after = fingerprint(&watched)?;
+    if after != before {
+        let changed: BTreeSet<&PathBuf> = before
+            .keys()
+            .chain(after.keys())
+            .filter(|p| before.get(*p) != after.get(*p))
+            .collect();
+        failures.push(format!("files changed or appeared: {changed:?}"));
+    }
+    if ended.peak_rss_bytes > PEAK_RSS_BOUND {
+        failures.push(format!(
+            "peak RSS {} MiB over the bound {} MiB",
+            ended.peak_rss_bytes >> 20,
+            PEAK_RSS_BOUND >> 20
+        ));
+    }
+
+    let mut report = format!(
+        "# hostile::sqlite: {items} predictions (seed {seed}), timeout {TIMEOUT_MS} ms\n\n\
+         databases: {}\nwall {:.1} s, peak RSS {} MiB, exit {:?}, files changed: {}\n\n\
+         | class | items | verdict reasons | slowest item (ms) |\n| --- | ---: | --- | ---: |\n",
+        schemas
+            .iter()
+            .map(|(d, _)| d.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        wall.as_secs_f64(),
+        ended.peak_rss_bytes >> 20,
+        ended.code,
+        usize::from(after != before),
+    );
+    for (class, reasons) in &table {
+        let n: usize = reasons.values().sum();
+        let rs: Vec<String> = reasons.iter().map(|(r, k)| format!("{r} {k}")).collect();
+        let (ms, item) = slowest[class];
+        report.push_str(&format!(
+            "| {class:?} | {n} | {} | {ms:.0} (item {item}) |\n",
+            rs.join(", ")
+        ));
+    }
+    std::fs::create_dir_all(report_dir())?;
+    std::fs::write(report_dir().join("sqlite.md"), &report)?;
+    // The run's files, to look at an item again (`grep '"item":N' journal.jsonl`).
+    for file in ["journal.jsonl", "out.jsonl", "err.txt", "p.txt", "gold.sql"] {
+        std::fs::copy(run.join(file), report_dir().join(file))?;
+    }
+    println!("{report}");
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        failures.truncate(30);
+        Err(format!("{}\n\n{report}", failures.join("\n")).into())
+    }
+}
+
+/// Invalid UTF-8 in a predictions file is an error naming the file and line, and nothing else:
+/// no verdict, no partial output, no crash.
+fn invalid_utf8() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let db = dir.path().join("db/shop/shop.sqlite");
+    std::fs::create_dir_all(db.parent().ok_or("no parent")?)?;
+    rusqlite::Connection::open(&db)?
+        .execute_batch("CREATE TABLE t(a); INSERT INTO t VALUES (1);")?;
+    std::fs::write(
+        dir.path().join("gold.sql"),
+        "SELECT a FROM t\tshop\n".repeat(3),
+    )?;
+    std::fs::write(
+        dir.path().join("p.txt"),
+        b"SELECT a FROM t\nSELECT '\xff\xfe' FROM t\nSELECT a FROM t\n",
+    )?;
+    let manifest = dir.path().join("m.toml");
+    std::fs::write(
+        &manifest,
+        "[dataset]\nname = \"u\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\
+         [databases]\npath = \"db/{db_id}/{db_id}.sqlite\"\n\
+         [[predictions]]\nname = \"p\"\nfile = \"p.txt\"\n",
+    )?;
+    let out = Command::new(sqlsuite_bin())
+        .args([
+            "eval",
+            manifest.to_str().ok_or("path")?,
+            "--format",
+            "jsonl",
+        ])
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() != Some(2) && out.status.code() != Some(1) {
+        return Err(format!("exit {:?}: {stderr}", out.status).into());
+    }
+    if !out.stdout.is_empty() {
+        return Err(format!("partial output: {}", String::from_utf8_lossy(&out.stdout)).into());
+    }
+    let wanted = format!("{}:2", dir.path().join("p.txt").display());
+    if !stderr.contains(&wanted) || !stderr.contains("invalid UTF-8") {
+        return Err(format!("the error does not name {wanted} and invalid UTF-8: {stderr}").into());
+    }
+    Ok(())
+}
