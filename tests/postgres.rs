@@ -6,6 +6,11 @@
 //!   working afterwards;
 //! * `postgres::types`: values decode as psycopg2 + pandas would see them;
 //! * `postgres::timeout`: a long query is cancelled at the statement timeout.
+//! * `postgres::resource_bounds`: every query runs with the backend's `work_mem`, no parallel
+//!   workers and its `temp_file_limit`; a sort that spills past the limit, a value past
+//!   [`MAX_VALUE_BYTES`], a result past `max_bytes` and (where the server runs under an address
+//!   space limit, as `.ci/postgres` starts it) a memory bomb are each `resource_limit`, and
+//!   neither this process nor the server's backend grows by more than a stated bound.
 //!
 //! Needs `SQLSUITE_POSTGRES_ADMIN`, a superuser connection string (`.ci/postgres start` prints
 //! one); without it the trials are reported as ignored with the reason, and fail under
@@ -17,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use postgres::{Client, Config, NoTls};
-use sqlsuite::backend::postgres::Postgres;
+use sqlsuite::backend::postgres::{Postgres, MAX_VALUE_BYTES, TEMP_FILE_LIMIT, WORK_MEM};
 use sqlsuite::backend::{Backend, Database, Limits, QueryError};
 use sqlsuite::denotation::{ColumnType, Value};
 use sqlsuite::harness;
@@ -33,6 +38,7 @@ fn main() -> ExitCode {
         "postgres::types",
         "postgres::timeout",
         "postgres::server_version",
+        "postgres::resource_bounds",
     ];
     let trials = match admin {
         None => names
@@ -48,12 +54,13 @@ fn main() -> ExitCode {
             })
             .collect(),
         Some(conn) => {
-            let (c1, c2, c3, c4) = (conn.clone(), conn.clone(), conn.clone(), conn);
+            let (c1, c2, c3, c4) = (conn.clone(), conn.clone(), conn.clone(), conn.clone());
             vec![
                 Trial::test(names[0], move || read_only(&c1)),
                 Trial::test(names[1], move || types(&c2)),
                 Trial::test(names[2], move || timeout(&c3)),
                 Trial::test(names[3], move || server_version(&c4)),
+                Trial::test(names[4], move || resource_bounds(&conn)),
             ]
         }
     };
@@ -310,4 +317,137 @@ fn server_version(admin: &str) -> Result<(), Failed> {
     }
     println!("PostgreSQL {version} ({full})");
     Ok(())
+}
+
+/// A `VmHWM`/`VmSize`-style line of `/proc/<pid>/status`, in KiB; `None` where it cannot be
+/// read (another machine, another user).
+fn proc_kib(pid: &str, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The address-space limit of a process in bytes, if it has one and we can read it.
+fn address_space_limit(pid: &str) -> Option<u64> {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+fn resource_bounds(admin: &str) -> Result<(), Failed> {
+    let backend = Postgres::new(admin)?;
+    let db = Database::Named("postgres".into());
+    // Long enough that the bounds, not the clock, stop each bomb.
+    let limits = Limits {
+        timeout: Duration::from_secs(60),
+        ..Limits::default()
+    };
+    let run = |sql: &str, limits: &Limits| backend.execute(&db, sql, limits);
+    let mut problems = Vec::new();
+
+    // The settings every query runs with (one pooled session: the trial runs alone on it).
+    let t = run(
+        "SELECT current_setting('work_mem'), current_setting('max_parallel_workers_per_gather'), \
+         current_setting('temp_file_limit'), pg_backend_pid()::text",
+        &limits,
+    )
+    .map_err(|e| e.to_string())?;
+    let row = &t.rows[0];
+    let want = [WORK_MEM, "0", TEMP_FILE_LIMIT];
+    for (got, want) in row.iter().zip(want) {
+        if *got != Value::Text(want.into()) {
+            problems.push(format!("setting: got {got:?}, want {want}"));
+        }
+    }
+    let Value::Text(server_pid) = row[3].clone() else {
+        return Err(format!("pg_backend_pid gave {:?}", row[3]).into());
+    };
+
+    // A sort that spills to disk: 20 million 32-byte keys, stopped by temp_file_limit.
+    let start = Instant::now();
+    let r = run(
+        "SELECT count(*) FROM (SELECT md5(g::text) m FROM generate_series(1, 20000000) g \
+         ORDER BY m) s",
+        &limits,
+    );
+    let spill = start.elapsed();
+    match &r {
+        Err(e @ QueryError::ServerLimit(m)) if m.contains("temp_file_limit") => {
+            assert_eq!(e.code(), "resource_limit");
+        }
+        other => problems.push(format!("the spilling sort gave {other:?}")),
+    }
+
+    // A 100 MB value: refused before it is decoded.
+    let ours_before = proc_kib("self", "VmHWM:");
+    let r = run("SELECT repeat('x', 100000000)", &limits);
+    match &r {
+        Err(
+            e @ QueryError::ValueTooLarge {
+                bytes: 100_000_000,
+                limit,
+            },
+        ) if *limit == MAX_VALUE_BYTES => {
+            assert_eq!(e.code(), "resource_limit");
+        }
+        other => problems.push(format!("repeat('x', 10^8) gave {other:?}")),
+    }
+    // A result of 100,000 rows of 90 kB each (9 GB): stopped at max_bytes (8 MiB here), having
+    // fetched a batch of rows at most.
+    let small = Limits {
+        max_bytes: 8 << 20,
+        ..limits
+    };
+    let r = run(
+        "SELECT g, repeat('x', 90000) FROM generate_series(1, 100000) g",
+        &small,
+    );
+    if !matches!(r, Err(QueryError::TooLarge { limit }) if limit == 8 << 20) {
+        problems.push(format!("a 9 GB result gave {r:?}"));
+    }
+    let ours_after = proc_kib("self", "VmHWM:");
+    // The 100 MB value arrives whole (as one protocol message) before it is refused; nothing
+    // else of either result is held.
+    if let (Some(before), Some(after)) = (ours_before, ours_after) {
+        if after.saturating_sub(before) > 400 << 10 {
+            problems.push(format!("this process grew from {before} to {after} KiB"));
+        }
+        println!("this process: peak {before} KiB before, {after} KiB after the result bombs");
+    }
+
+    // Memory one function builds: only the server's own limit stops it.
+    let server_limit = address_space_limit(&server_pid).filter(|&l| l < 4 << 30);
+    let r = run("SELECT length(repeat('x', 1000000000))", &limits);
+    match (server_limit, &r) {
+        (Some(_), Err(e @ QueryError::ServerLimit(m))) if m.contains("out of memory") => {
+            assert_eq!(e.code(), "resource_limit");
+        }
+        (Some(l), other) => problems.push(format!(
+            "under an address space limit of {l} bytes, repeat('x', 10^9) gave {other:?}"
+        )),
+        (None, _) => println!(
+            "the server runs without an address space limit we can read: repeat('x', 10^9) \
+             gave {r:?}"
+        ),
+    }
+    match (proc_kib(&server_pid, "VmHWM:"), server_limit) {
+        (Some(peak), Some(l)) if peak << 10 > l => problems.push(format!(
+            "the server's backend peaked at {peak} KiB, over {l} bytes"
+        )),
+        (Some(peak), _) => println!("the server's backend peaked at {peak} KiB"),
+        (None, _) => println!("the server's backend is not readable here"),
+    }
+    // The session survives all of it.
+    match run("SELECT 1", &limits) {
+        Ok(t) if t.rows == vec![vec![Value::Int(1)]] => {}
+        other => problems.push(format!("after the bombs, SELECT 1 gave {other:?}")),
+    }
+    println!("spilling sort stopped after {spill:?}");
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
 }

@@ -188,6 +188,13 @@ pub enum QueryError {
     /// The engine ran out of the memory it may use (its heap limit), even run alone.
     #[error("ran out of memory: the engine's heap limit is {limit} bytes")]
     OutOfMemory { limit: u64 },
+    /// A value in the result is larger than a value may be; nothing of it was decoded.
+    #[error("a value of {bytes} bytes, more than the {limit} bytes a value may have")]
+    ValueTooLarge { bytes: usize, limit: usize },
+    /// A database server refused to go on for lack of a resource it bounds (PostgreSQL: memory,
+    /// `temp_file_limit`, a value past its size limit); the server's message.
+    #[error("server resource limit: {0}")]
+    ServerLimit(String),
     /// The database could not be opened.
     #[error("cannot open database {path}: {message}")]
     Open { path: String, message: String },
@@ -203,7 +210,9 @@ impl QueryError {
             QueryError::TooManyRows { .. }
             | QueryError::TooLarge { .. }
             | QueryError::TooComplex { .. }
-            | QueryError::OutOfMemory { .. } => "resource_limit",
+            | QueryError::OutOfMemory { .. }
+            | QueryError::ValueTooLarge { .. }
+            | QueryError::ServerLimit(_) => "resource_limit",
             QueryError::Open { .. } => "open_error",
         }
     }

@@ -56,6 +56,11 @@ impl Plugged {
     pub fn slots(&self) -> usize {
         self.plug.slots()
     }
+
+    /// The number of assignments, `gold_values ^ slots` (saturating).
+    pub fn count(&self) -> u128 {
+        self.plug.count()
+    }
 }
 
 impl ExecOptions {

@@ -142,6 +142,13 @@ impl Plug {
     /// the first slot where two assignments differ would otherwise tell
     /// their strings apart. Only in that case are yielded strings
     /// remembered to skip repeats.
+    ///
+    /// Every candidate comes after a bounded amount of work (about `slots × values` steps),
+    /// whatever the number of assignments: the assignments using exactly `k` values are
+    /// enumerated directly ([`ExactlyDistinct`]), not filtered out of all `values ^ slots`, and
+    /// nothing is materialised but the current assignment (and, in the contrived colliding
+    /// case, the texts already yielded). A caller may therefore take the first few of
+    /// `2 ^ 24` candidates at the cost of those few.
     pub fn candidates(&self) -> impl Iterator<Item = String> + '_ {
         let slots = self.slots();
         let n = self.values.len();
@@ -150,9 +157,7 @@ impl Plug {
         (0..=most_distinct)
             .rev()
             .filter(move |&distinct| distinct > 0 || slots == 0)
-            .flat_map(move |distinct| {
-                Assignments::new(slots, n).filter(move |a| distinct_count(a) == distinct)
-            })
+            .flat_map(move |distinct| ExactlyDistinct::new(slots, n, distinct))
             .map(move |assignment| self.render(&assignment))
             .filter(move |text| match seen.as_mut() {
                 Some(seen) => seen.insert(text.clone()),
@@ -185,44 +190,102 @@ impl Plug {
     }
 }
 
-/// How many different values an assignment uses.
-fn distinct_count(assignment: &[usize]) -> usize {
-    let mut sorted = assignment.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    sorted.len()
-}
-
-/// Every assignment of `values` value indices to `slots` slots, in
-/// lexicographic order (an odometer whose last digit turns fastest). With
-/// no slots there is exactly one, empty, assignment; with slots but no
-/// values there is none.
-struct Assignments {
+/// The assignments of `values` value indices to `slots` slots that use exactly `distinct`
+/// different values, in lexicographic order (the last slot turns fastest). With no slots
+/// there is exactly one, empty, assignment (for `distinct` 0); none when `distinct` exceeds
+/// the slots or the values.
+///
+/// Each next assignment costs at most about `slots × values` steps: a prefix is only ever
+/// extended while it can still be completed (at most `distinct` values used, and enough slots
+/// left to reach `distinct`), so no dead branch is walked. Only the current assignment and its
+/// value counts are held.
+struct ExactlyDistinct {
+    /// The next assignment to yield.
     next: Option<Vec<usize>>,
     values: usize,
+    distinct: usize,
 }
 
-impl Assignments {
-    fn new(slots: usize, values: usize) -> Self {
-        let next = (slots == 0 || values > 0).then(|| vec![0; slots]);
-        Self { next, values }
+impl ExactlyDistinct {
+    fn new(slots: usize, values: usize, distinct: usize) -> Self {
+        let mut first = vec![0; slots];
+        let mut counts = vec![0; values];
+        let feasible = distinct <= slots
+            && distinct <= values
+            && (distinct > 0 || slots == 0)
+            && complete(&mut first, 0, &mut counts, 0, distinct);
+        Self {
+            next: feasible.then_some(first),
+            values,
+            distinct,
+        }
+    }
+
+    /// The assignment after `current` in lexicographic order, if any.
+    fn successor(&self, current: &[usize]) -> Option<Vec<usize>> {
+        let mut a = current.to_vec();
+        let mut counts = vec![0usize; self.values];
+        for &v in &a {
+            *counts.get_mut(v)? += 1;
+        }
+        let mut used = counts.iter().filter(|&&c| c > 0).count();
+        for i in (0..a.len()).rev() {
+            // Take slot `i` out: `used` and `counts` describe the prefix `a[..i]`.
+            let old = a[i];
+            counts[old] -= 1;
+            if counts[old] == 0 {
+                used -= 1;
+            }
+            let left = a.len() - i - 1;
+            for v in old + 1..self.values {
+                let with = used + usize::from(counts[v] == 0);
+                if with <= self.distinct && with + left >= self.distinct {
+                    a[i] = v;
+                    counts[v] += 1;
+                    if complete(&mut a, i + 1, &mut counts, with, self.distinct) {
+                        return Some(a);
+                    }
+                    return None;
+                }
+            }
+        }
+        None
     }
 }
 
-impl Iterator for Assignments {
+/// Fills `a[from..]` with the lexicographically smallest values such that the whole uses
+/// exactly `distinct` values, given the prefix `a[..from]` that uses `used` of them (`counts`
+/// per value). False if the prefix cannot be completed.
+fn complete(
+    a: &mut [usize],
+    from: usize,
+    counts: &mut [usize],
+    mut used: usize,
+    distinct: usize,
+) -> bool {
+    for i in from..a.len() {
+        let left = a.len() - i - 1;
+        let Some(v) = (0..counts.len()).find(|&v| {
+            let with = used + usize::from(counts[v] == 0);
+            with <= distinct && with + left >= distinct
+        }) else {
+            return false;
+        };
+        if counts[v] == 0 {
+            used += 1;
+        }
+        counts[v] += 1;
+        a[i] = v;
+    }
+    used == distinct
+}
+
+impl Iterator for ExactlyDistinct {
     type Item = Vec<usize>;
 
     fn next(&mut self) -> Option<Vec<usize>> {
         let current = self.next.take()?;
-        let mut following = current.clone();
-        for digit in following.iter_mut().rev() {
-            *digit += 1;
-            if *digit < self.values {
-                self.next = Some(following);
-                break;
-            }
-            *digit = 0;
-        }
+        self.next = self.successor(&current);
         Some(current)
     }
 }
@@ -591,6 +654,76 @@ mod tests {
         assert_eq!(all[6..], strings(&["a x a a", "b x b b"]));
         let unique: HashSet<&String> = all.iter().collect();
         assert_eq!(unique.len(), 8);
+    }
+
+    /// The assignments with exactly `k` values, by filtering every assignment (the
+    /// definition [`ExactlyDistinct`] must agree with).
+    fn filtered(slots: usize, values: usize, k: usize) -> Vec<Vec<usize>> {
+        let total = values.pow(slots as u32);
+        (0..total)
+            .map(|mut code| {
+                let mut a = vec![0; slots];
+                for digit in a.iter_mut().rev() {
+                    *digit = code % values;
+                    code /= values;
+                }
+                a
+            })
+            .filter(|a| a.iter().collect::<HashSet<_>>().len() == k)
+            .collect()
+    }
+
+    #[test]
+    fn exactly_distinct_enumerates_the_filtered_assignments_in_order() {
+        for slots in 0..=5 {
+            for values in 0..=4 {
+                for k in 0..=6 {
+                    let expected = if slots == 0 {
+                        if k == 0 {
+                            vec![vec![]]
+                        } else {
+                            vec![]
+                        }
+                    } else if values == 0 {
+                        vec![]
+                    } else {
+                        filtered(slots, values, k)
+                    };
+                    let got: Vec<Vec<usize>> = ExactlyDistinct::new(slots, values, k).collect();
+                    assert_eq!(got, expected, "slots {slots}, values {values}, k {k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn candidates_come_lazily_whatever_the_number_of_assignments() {
+        // 24 slots and 24 values: 24^24 assignments, of which the first (all 24 values used)
+        // lie beyond 10^30 odometer steps; filtering would never reach them.
+        let many = Plug {
+            tokens: vec![SLOT.to_owned(); 24],
+            slot_positions: (0..24).collect(),
+            values: (0..24).map(|v| v.to_string()).collect(),
+            may_collide: false,
+        };
+        assert_eq!(many.count(), 24u128.pow(24));
+        let start = std::time::Instant::now();
+        let first: Vec<String> = many.candidates().take(1000).collect();
+        assert_eq!(first.len(), 1000);
+        assert!(first[0].starts_with("0 1 2 3 "), "{}", first[0]);
+        // The state is one assignment, never the product: after 100,000 assignments of
+        // 2^24, the enumerator holds a vector of 24 indices and its value counts.
+        let mut it = ExactlyDistinct::new(24, 2, 2);
+        for _ in 0..100_000 {
+            assert!(it.next().is_some());
+        }
+        let held = it.next.as_ref().map_or(0, Vec::capacity);
+        assert!(held <= 24, "{held}");
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
     }
 
     #[test]
