@@ -21,6 +21,8 @@
 
 #[path = "hostile/generator.rs"]
 mod generator;
+#[path = "hostile/pg_generator.rs"]
+mod pg_generator;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -39,6 +41,10 @@ const TIMEOUT_MS: u64 = 2000;
 /// The peak resident memory of any process of the evaluation, in bytes: SQLite's heap limit
 /// (512 MiB) plus results (at most 256 MiB) and the rest of the process.
 const PEAK_RSS_BOUND: u64 = 1 << 30;
+/// Items of the PostgreSQL CI sample (`SQLSUITE_HOSTILE_PG_ITEMS=1000` for the campaign).
+const PG_SAMPLE: usize = 120;
+const PG_ADMIN_ENV: &str = "SQLSUITE_POSTGRES_ADMIN";
+const PG_DB: &str = "sqlsuite_hostile";
 const SPIDER_DBS: [&str; 3] = ["world_1", "car_1", "concert_singer"];
 
 fn main() -> ExitCode {
@@ -47,10 +53,23 @@ fn main() -> ExitCode {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(SAMPLE);
-    let trials = vec![
+    let pg_items = std::env::var("SQLSUITE_HOSTILE_PG_ITEMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(PG_SAMPLE);
+    let mut trials = vec![
         Trial::test("hostile::sqlite", move || sqlite(items)),
         Trial::test("hostile::invalid_utf8", invalid_utf8),
     ];
+    match std::env::var(PG_ADMIN_ENV).ok().filter(|v| !v.is_empty()) {
+        Some(admin) => trials.push(Trial::test("hostile::postgres", move || {
+            postgres(&admin, pg_items)
+        })),
+        None => trials.push(harness::unavailable_trial(
+            "hostile::postgres",
+            format!("no PostgreSQL server configured: {PG_ADMIN_ENV} is not set (`.ci/postgres start`)"),
+        )),
+    }
     libtest_mimic::run(&args, trials).exit_code()
 }
 
@@ -402,4 +421,186 @@ fn invalid_utf8() -> Result<(), Failed> {
         return Err(format!("the error does not name {wanted} and invalid UTF-8: {stderr}").into());
     }
     Ok(())
+}
+
+fn pg(e: postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}: {}", db.code().code(), db.message()),
+        None => e.to_string(),
+    }
+}
+
+fn pg_connect(conn: &str, db: &str) -> Result<postgres::Client, Failed> {
+    let mut config = <postgres::Config as std::str::FromStr>::from_str(conn).map_err(pg)?;
+    config.dbname(db);
+    Ok(config.connect(postgres::NoTls).map_err(pg)?)
+}
+
+/// Everything a prediction could change that a client sees: rows, relations, functions, large
+/// objects, database settings, the sequence, and locks held by any session.
+fn pg_fingerprint(client: &mut postgres::Client) -> Result<String, Failed> {
+    let mut out = String::new();
+    for query in [
+        "SELECT md5(string_agg(t::text, ';' ORDER BY t::text)) FROM victim t",
+        "SELECT md5(string_agg(t::text, ';' ORDER BY t::text)) FROM big t",
+        "SELECT string_agg(relname || ':' || relkind::text, ',' ORDER BY relname) FROM pg_class \
+         WHERE relnamespace = 'public'::regnamespace",
+        "SELECT count(*)::text FROM pg_proc WHERE pronamespace = 'public'::regnamespace",
+        "SELECT count(*)::text FROM pg_largeobject_metadata",
+        "SELECT coalesce(string_agg(array_to_string(setconfig, ','), ';'), '') \
+         FROM pg_db_role_setting",
+        "SELECT last_value::text FROM victim_seq",
+        "SELECT count(*)::text FROM pg_locks WHERE locktype = 'advisory'",
+    ] {
+        let row = client.query_one(query, &[]).map_err(pg)?;
+        let v: Option<String> = row.get(0);
+        out.push_str(&v.unwrap_or_default());
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// The PostgreSQL campaign, through the backend connected as the read-only role an evaluation
+/// uses (`.ci/postgres`'s `sqlsuite_reader`; `postgres::read_only` in `tests/postgres.rs` runs
+/// the backend's own defences as a superuser), on two threads as an evaluation runs: nothing changes, no file appears, no item takes longer than its timeout + 1 s, every
+/// write and file access is refused, and the backend still answers afterwards.
+fn postgres(admin: &str, items: usize) -> Result<(), Failed> {
+    use sqlsuite::backend::postgres::Postgres;
+    use sqlsuite::backend::{Backend, Database, Limits};
+    use std::time::Duration;
+
+    let mut root = pg_connect(admin, "postgres")?;
+    root.batch_execute(&format!("DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)"))
+        .map_err(pg)?;
+    root.batch_execute(&format!("CREATE DATABASE {PG_DB}")).map_err(pg)?;
+    let mut setup = pg_connect(admin, PG_DB)?;
+    setup
+        .batch_execute(
+            "CREATE TABLE victim (id int PRIMARY KEY, name text); \
+             INSERT INTO victim SELECT g, md5(g::text) FROM generate_series(1, 100) g; \
+             CREATE TABLE big (id int, v int); \
+             INSERT INTO big SELECT g, g % 7 FROM generate_series(1, 10000) g; \
+             CREATE SEQUENCE victim_seq; ANALYZE; \
+             GRANT CONNECT ON DATABASE sqlsuite_hostile TO sqlsuite_reader; \
+             GRANT USAGE ON SCHEMA public TO sqlsuite_reader; \
+             GRANT SELECT ON ALL TABLES IN SCHEMA public TO sqlsuite_reader; \
+             GRANT USAGE, SELECT ON SEQUENCE victim_seq TO sqlsuite_reader;",
+        )
+        .map_err(pg)?;
+    let before = pg_fingerprint(&mut setup)?;
+    let scratch = format!("/tmp/sqlsuite-hostile-pg-{}-", std::process::id());
+    let predictions: Vec<(pg_generator::PgClass, String)> = (0..items)
+        .map(|i| {
+            let mut rng = fastrand::Rng::with_seed(0xC0FFEE ^ i as u64);
+            pg_generator::prediction(&mut rng, &scratch)
+        })
+        .collect();
+    // As an evaluation connects: the read-only role `.ci/postgres` creates (`user=` in the
+    // admin's connection string replaced).
+    let reader = format!("{} user=sqlsuite_reader", admin.replace("user=postgres", ""));
+    let backend = Postgres::new(&reader)?;
+    let db = Database::Named(PG_DB.into());
+    let limits = Limits {
+        timeout: Duration::from_millis(TIMEOUT_MS),
+        ..Limits::default()
+    };
+    let start = Instant::now();
+    let outcomes: Vec<(String, String, f64)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                let (backend, db, limits, predictions) = (&backend, &db, &limits, &predictions);
+                scope.spawn(move || {
+                    (w..predictions.len())
+                        .step_by(2)
+                        .map(|i| {
+                            let t = Instant::now();
+                            let r = backend.execute(db, &predictions[i].1, limits);
+                            let ms = t.elapsed().as_secs_f64() * 1e3;
+                            let (code, message) = match r {
+                                Ok(_) => ("ran".to_owned(), String::new()),
+                                Err(e) => (e.code().to_owned(), e.to_string()),
+                            };
+                            (i, (code, message, ms))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<(usize, (String, String, f64))> = workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect();
+        all.sort_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, o)| o).collect()
+    });
+    let wall = start.elapsed();
+    let mut failures = Vec::new();
+    if outcomes.len() != items {
+        failures.push(format!("{} outcomes for {items} items (a worker panicked)", outcomes.len()));
+    }
+    let mut table: BTreeMap<pg_generator::PgClass, BTreeMap<String, usize>> = BTreeMap::new();
+    let mut slowest: BTreeMap<pg_generator::PgClass, (f64, usize)> = BTreeMap::new();
+    for (i, (code, message, ms)) in outcomes.iter().enumerate() {
+        let class = predictions[i].0;
+        if class.refused() && code == "ran" {
+            failures.push(format!("item {i} ({class:?}) ran: {}", predictions[i].1));
+        }
+        if code != "ran" && message.is_empty() {
+            failures.push(format!("item {i} ({class:?}): {code} without a message"));
+        }
+        if *ms > (TIMEOUT_MS + 1000) as f64 {
+            failures.push(format!("item {i} ({class:?}) took {ms:.0} ms: {}", predictions[i].1.chars().take(100).collect::<String>()));
+        }
+        *table.entry(class).or_default().entry(code.clone()).or_default() += 1;
+        let s = slowest.entry(class).or_insert((0.0, i));
+        if *ms > s.0 {
+            *s = (*ms, i);
+        }
+    }
+    // The backend still answers, and nothing changed.
+    match backend.execute(&db, "SELECT count(*) FROM victim", &limits) {
+        Ok(t) if t.rows.len() == 1 => {}
+        other => failures.push(format!("the backend no longer answers: {other:?}")),
+    }
+    let mut check = pg_connect(admin, PG_DB)?;
+    let after = pg_fingerprint(&mut check)?;
+    if after != before {
+        failures.push(format!("the database changed:\nbefore\n{before}\nafter\n{after}"));
+    }
+    let planted: Vec<String> = std::fs::read_dir("/tmp")?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().display().to_string())
+        .filter(|p| p.starts_with(&scratch))
+        .collect();
+    if !planted.is_empty() {
+        failures.push(format!("files appeared: {planted:?}"));
+    }
+    drop(check);
+    drop(setup);
+    drop(backend);
+    root.batch_execute(&format!("DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)"))
+        .map_err(pg)?;
+
+    let mut report = format!(
+        "# hostile::postgres: {items} predictions as the read-only role, timeout {TIMEOUT_MS} ms\n\n\
+         wall {:.1} s, database changed: {}\n\n\
+         | class | items | outcomes | slowest item (ms) |\n| --- | ---: | --- | ---: |\n",
+        wall.as_secs_f64(),
+        usize::from(after != before),
+    );
+    for (class, codes) in &table {
+        let n: usize = codes.values().sum();
+        let cs: Vec<String> = codes.iter().map(|(c, k)| format!("{c} {k}")).collect();
+        let (ms, item) = slowest[class];
+        report.push_str(&format!("| {class:?} | {n} | {} | {ms:.0} (item {item}) |\n", cs.join(", ")));
+    }
+    std::fs::create_dir_all(report_dir())?;
+    std::fs::write(report_dir().join("postgres.md"), &report)?;
+    println!("{report}");
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        failures.truncate(30);
+        Err(format!("{}\n\n{report}", failures.join("\n")).into())
+    }
 }

@@ -235,14 +235,28 @@ impl Backend for Postgres {
             Some(c) if !c.is_closed() => c,
             _ => self.connect(&name)?,
         };
-        let result = run_query(&mut client, sql, limits);
+        let mut result = run_query(&mut client, sql, limits);
+        if client.is_closed() {
+            // The session ended under the query: another query may have terminated it
+            // (`pg_terminate_backend` of a session of the same role), so the query runs once
+            // more on a new session; one that ends its own session ends that one too.
+            client = self.connect(&name)?;
+            result = run_query(&mut client, sql, limits);
+        }
         if !client.is_closed() {
-            self.idle
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .entry(name)
-                .or_default()
-                .push(client);
+            // Session-level advisory locks outlive the transaction's rollback; a query that
+            // took one would make later queries on other sessions wait for it.
+            if client
+                .batch_execute("SELECT pg_advisory_unlock_all()")
+                .is_ok()
+            {
+                self.idle
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .entry(name)
+                    .or_default()
+                    .push(client);
+            }
         }
         result
     }
