@@ -18,7 +18,7 @@
 //! The first cases of each trial are fixed: the seed documents themselves (which must read
 //! without error), an empty file, deep nesting, a 1 MB line.
 //!
-//! Environment: `SQLSUITE_FUZZ_CASES` (cases per reader, default 5,000), `SQLSUITE_FUZZ_SEED`
+//! Environment: `SQLSUITE_FUZZ_CASES` (cases per reader, default 5,000 in a release build, 2,000 in a debug build), `SQLSUITE_FUZZ_SEED`
 //! (the campaign's base seed), `SQLSUITE_FUZZ_CASE_SEED` (run only the case of that seed, as a
 //! failure reports it), `SQLSUITE_FUZZ_WORK` (where inputs are written, default
 //! `/dev/shm/sqlsuite-fuzz-<pid>`, else `target/tmp/fuzz-work`). A failing case is written to
@@ -36,7 +36,9 @@ use serde_json::{Map, Value};
 use sqlsuite::dataset::{self, DatabaseLocator, Inputs, Item, PredictionInput};
 use sqlsuite::{manifest::Manifest, metric::exact_match, registry};
 
-const DEFAULT_CASES: u64 = 5_000;
+/// Cases per reader without `SQLSUITE_FUZZ_CASES`: a sample for every test run (fewer in the
+/// unoptimised build `cargo test --workspace` makes).
+const DEFAULT_CASES: u64 = if cfg!(debug_assertions) { 2_000 } else { 5_000 };
 const DEFAULT_SEED: u64 = 0x5EED_F022_2026_0017;
 /// Inputs are cut to this size after mutation.
 const MAX_INPUT: usize = 2 << 20;
