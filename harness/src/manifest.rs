@@ -236,9 +236,20 @@ impl Manifest {
     /// Reads a manifest and validates its common sections.
     pub fn load(path: impl AsRef<Path>) -> Result<Manifest, LoadError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|error| LoadError::Read {
+        let bytes = std::fs::read(path).map_err(|error| LoadError::Read {
             path: path.to_path_buf(),
             error,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            // Located like any other error: the line and (byte) column of the first invalid byte.
+            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            LoadError::Invalid(ManifestError {
+                file: path.to_path_buf(),
+                line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
+                column: valid.len() - line_start + 1,
+                message: "invalid UTF-8".into(),
+            })
         })?;
         Manifest::parse(path, &text)
     }

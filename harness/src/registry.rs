@@ -390,6 +390,16 @@ mode = "regression"
 min_accuracy = { exec = 0.5 }
 "#;
 
+    /// Found while writing the reader fuzzing: a manifest with invalid UTF-8 was an error without a line.
+    #[test]
+    fn invalid_utf8_in_a_manifest_is_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.toml");
+        std::fs::write(&path, b"[dataset]\nname = \"a\xffb\"\n").unwrap();
+        let e = Manifest::load(&path).unwrap_err().to_string();
+        assert_eq!(e, format!("{}:2:10: invalid UTF-8", path.display()));
+    }
+
     #[test]
     fn a_good_manifest_resolves_paths_against_its_directory() {
         let dir = write_tree();

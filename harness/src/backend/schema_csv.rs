@@ -116,6 +116,9 @@ fn read_tables(text: &str) -> Result<Vec<CsvTable>, SchemaCsvError> {
         // DESCRIBE's last four fields are null, key, default, extra; an unquoted type such as
         // `float(3,2)` spans the fields before them.
         let null_at = fields.len().saturating_sub(4);
+        if table.contains('\0') || name.contains('\0') {
+            return Err(bad("a table or field name may not contain NUL".into()));
+        }
         let column = if fields.len() >= DESCRIBE_FIELDS
             && matches!(get(null_at).to_ascii_uppercase().as_str(), "YES" | "NO")
         {
@@ -143,8 +146,21 @@ fn read_tables(text: &str) -> Result<Vec<CsvTable>, SchemaCsvError> {
                 not_null: upper.contains("NOT NULL"),
             }
         };
+        // The type goes into the script as written: it must be a type name and nothing more.
+        if !is_type_name(&column.sql_type) {
+            return Err(bad(format!(
+                "column {table}.{name} has type {:?}, which is no SQL type name (a name, \
+                 optionally with `(n)` or `(n, m)`)",
+                column.sql_type
+            )));
+        }
         match tables.last_mut() {
-            Some(t) if t.name == table => t.columns.push(column),
+            Some(t) if t.name == table => {
+                if t.columns.iter().any(|c| c.name.eq_ignore_ascii_case(name)) {
+                    return Err(bad(format!("column {table}.{name} appears twice")));
+                }
+                t.columns.push(column)
+            }
             _ => {
                 if tables.iter().any(|t| t.name.eq_ignore_ascii_case(table)) {
                     return Err(bad(format!(
@@ -165,6 +181,34 @@ fn read_tables(text: &str) -> Result<Vec<CsvTable>, SchemaCsvError> {
         });
     }
     Ok(tables)
+}
+
+/// A declared type as SQLite's grammar has it, restricted to plain words: `varchar(255)`,
+/// `decimal(1,1)`, `double precision` (not `int(11) unsigned`: nothing after the parentheses).
+fn is_type_name(ty: &str) -> bool {
+    let words = |w: &str| {
+        w.split_whitespace().count() > 0
+            && w.split_whitespace().all(|word| {
+                word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+    };
+    let number = |n: &str| {
+        let n = n.trim();
+        let digits = n.strip_prefix(['+', '-']).unwrap_or(n);
+        !digits.is_empty() && digits.len() <= 20 && digits.chars().all(|c| c.is_ascii_digit())
+    };
+    let Some((name, rest)) = ty.split_once('(') else {
+        return words(ty);
+    };
+    let Some((inner, after)) = rest.split_once(')') else {
+        return false;
+    };
+    let arguments: Vec<&str> = inner.split(',').collect();
+    words(name)
+        && (1..=2).contains(&arguments.len())
+        && arguments.iter().all(|n| number(n))
+        && after.trim().is_empty()
 }
 
 /// The fields of one line: split at commas outside double quotes, each trimmed and unquoted
@@ -349,6 +393,37 @@ mod tests {
                 .contains("FOREIGN KEY (\"COURSE_ID\") REFERENCES \"COURSE\" (\"COURSE_ID\")"),
             "{script}"
         );
+    }
+
+    /// Found by the reader fuzzing: a type cut short (`varchar(`, `decimal(1,`) went into the
+    /// script as written, and the script failed in SQLite with an error naming no file; a type
+    /// could also add SQL of its own. A repeated column did the same.
+    #[test]
+    fn a_type_is_a_type_name_and_nothing_more() {
+        let header = "Table Name, Field Name, Is Primary Key, Is Foreign Key, Type\n";
+        for ty in [
+            "varchar(",
+            "\"decimal(1,\"",
+            "int); DROP TABLE t; --",
+            "\"int, b int\"",
+            "x(1,2,3)",
+            "int(11) unsigned",
+        ] {
+            let e = to_script(&format!("{header}a, x, y, n, {ty}\n")).unwrap_err();
+            assert_eq!(e.line, 2, "{ty}: {e}");
+            assert!(e.message.contains("no SQL type name"), "{ty}: {e}");
+        }
+        for ty in [
+            "varchar(255)",
+            "\"decimal(1,1)\"",
+            "double precision",
+            "text",
+        ] {
+            let script = to_script(&format!("{header}a, x, y, n, {ty}\n")).unwrap();
+            assert_eq!(tables_of(&script).len(), 1, "{ty}: {script}");
+        }
+        let e = to_script(&format!("{header}a, x, y, n, int\na, X, n, n, int\n")).unwrap_err();
+        assert_eq!(e.to_string(), "line 3: column a.X appears twice");
     }
 
     #[test]

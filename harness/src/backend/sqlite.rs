@@ -217,7 +217,10 @@ pub fn load_script(path: &Path) -> Option<rusqlite::Result<Connection>> {
             .map_err(|e| rusqlite::Error::InvalidPath(PathBuf::from(e)))
             .and_then(|script| {
                 let conn = Connection::open_in_memory()?;
-                conn.execute_batch(&script)?;
+                // A script that fails names its file, as the reading of it does.
+                conn.execute_batch(&script).map_err(|e| {
+                    rusqlite::Error::InvalidPath(PathBuf::from(format!("{}: {e}", path.display())))
+                })?;
                 Ok(conn)
             }),
     )

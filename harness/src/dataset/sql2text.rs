@@ -129,11 +129,18 @@ pub fn read_predictions(
     }
     let text = read_text(path)?;
     let mut by_index: BTreeMap<usize, String> = BTreeMap::new();
-    for (_, line, v) in objects(path, &text)? {
-        let error = |message: String| DatasetError::Line {
-            path: path.to_path_buf(),
-            line,
-            message,
+    for (k, (_, line, v)) in objects(path, &text)?.into_iter().enumerate() {
+        // A JSON array has no line per object: its errors name the object.
+        let error = |message: String| match line {
+            0 => DatasetError::File {
+                path: path.to_path_buf(),
+                message: format!("object {k}: {message}"),
+            },
+            line => DatasetError::Line {
+                path: path.to_path_buf(),
+                line,
+                message,
+            },
         };
         let index = v
             .get("index")
@@ -199,6 +206,24 @@ mod tests {
         std::fs::write(&p, "{\"index\":1,\"prediction\":\"two\"}\n").unwrap();
         let e = read_predictions(&p, &items, &gold).unwrap_err().to_string();
         assert!(e.contains("no prediction for item 0"), "{e}");
+    }
+
+    /// Found while writing the reader fuzzing: keyed predictions written as a JSON array (in a `.jsonl`
+    /// file) gave errors at line 0.
+    #[test]
+    fn keyed_predictions_in_a_json_array_name_the_object() {
+        let dir = tempfile::tempdir().unwrap();
+        let gold = dir.path().join("g.jsonl");
+        std::fs::write(&gold, "{\"question\":\"a\"}\n").unwrap();
+        let items = read_gold(&gold).unwrap();
+        let p = dir.path().join("p.jsonl");
+        std::fs::write(
+            &p,
+            "[{\"index\": 0, \"prediction\": \"a\"}, {\"index\": 0}]",
+        )
+        .unwrap();
+        let e = read_predictions(&p, &items, &gold).unwrap_err().to_string();
+        assert!(e.contains("p.jsonl: object 1: no `prediction` text"), "{e}");
     }
 
     #[test]

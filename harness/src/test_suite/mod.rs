@@ -15,7 +15,7 @@ pub mod report;
 pub(crate) mod schema;
 pub(crate) mod witness;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Errors distilling a suite.
 #[derive(Debug, thiserror::Error)]
@@ -36,4 +36,14 @@ pub enum SuiteError {
     Generate { db_id: String, message: String },
     #[error(transparent)]
     Dataset(#[from] crate::dataset::DatasetError),
+}
+
+/// Reads a Spider `tables.json` as distillation does (every entry built into a schema to
+/// generate databases from) and gives its `db_id`s, sorted; for the reader fuzzing
+/// (`tests/fuzz_readers.rs`), which has no other way to the crate's own schema type.
+#[doc(hidden)]
+pub fn check_tables_json(path: &Path) -> Result<Vec<String>, SuiteError> {
+    let mut ids: Vec<String> = schema::read_tables_json(path)?.into_keys().collect();
+    ids.sort_unstable();
+    Ok(ids)
 }

@@ -76,10 +76,19 @@ pub struct SuiteSchema {
 const ORIGINAL_VALUES: usize = 200;
 
 /// Reads every schema of a Spider-style `tables.json`, by `db_id`.
+/// An entry the schemas cannot be built from is an error naming the file and the entry.
 pub fn read_tables_json(path: &Path) -> Result<HashMap<String, SuiteSchema>, SuiteError> {
     let mut out = HashMap::new();
-    for r in tables::read(path)? {
-        let s = from_raw(r)?;
+    for (k, r) in tables::read(path)?.into_iter().enumerate() {
+        let s = from_raw(r).map_err(|e| match e {
+            SuiteError::Schema { db_id, message } => {
+                SuiteError::Dataset(crate::dataset::DatasetError::File {
+                    path: path.to_path_buf(),
+                    message: format!("entry {k} (db_id {db_id:?}): {message}"),
+                })
+            }
+            other => other,
+        })?;
         out.insert(s.db_id.clone(), s);
     }
     Ok(out)
@@ -728,6 +737,22 @@ impl SuiteSchema {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found while writing the reader fuzzing: an entry without `column_types` (or naming a table that
+    /// does not exist) was an error naming the `db_id` only, not the file.
+    #[test]
+    fn a_bad_entry_is_an_error_naming_the_file_and_the_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tables.json");
+        std::fs::write(
+            &path,
+            r#"[{"db_id": "x", "table_names_original": ["t"], "column_names_original": [[0, "a"]]}]"#,
+        )
+        .unwrap();
+        let e = read_tables_json(&path).unwrap_err().to_string();
+        assert!(e.starts_with(&path.display().to_string()), "{e}");
+        assert!(e.contains("entry 0 (db_id \"x\"): no column_types"), "{e}");
+    }
 
     #[test]
     fn reads_keys_and_orders_parents_first() {
