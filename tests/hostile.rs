@@ -67,7 +67,9 @@ fn main() -> ExitCode {
         })),
         None => trials.push(harness::unavailable_trial(
             "hostile::postgres",
-            format!("no PostgreSQL server configured: {PG_ADMIN_ENV} is not set (`.ci/postgres start`)"),
+            format!(
+                "no PostgreSQL server configured: {PG_ADMIN_ENV} is not set (`.ci/postgres start`)"
+            ),
         )),
     }
     libtest_mimic::run(&args, trials).exit_code()
@@ -472,7 +474,8 @@ fn postgres(admin: &str, items: usize) -> Result<(), Failed> {
     let mut root = pg_connect(admin, "postgres")?;
     root.batch_execute(&format!("DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)"))
         .map_err(pg)?;
-    root.batch_execute(&format!("CREATE DATABASE {PG_DB}")).map_err(pg)?;
+    root.batch_execute(&format!("CREATE DATABASE {PG_DB}"))
+        .map_err(pg)?;
     let mut setup = pg_connect(admin, PG_DB)?;
     setup
         .batch_execute(
@@ -497,7 +500,10 @@ fn postgres(admin: &str, items: usize) -> Result<(), Failed> {
         .collect();
     // As an evaluation connects: the read-only role `.ci/postgres` creates (`user=` in the
     // admin's connection string replaced).
-    let reader = format!("{} user=sqlsuite_reader", admin.replace("user=postgres", ""));
+    let reader = format!(
+        "{} user=sqlsuite_reader",
+        admin.replace("user=postgres", "")
+    );
     let backend = Postgres::new(&reader)?;
     let db = Database::Named(PG_DB.into());
     let limits = Limits {
@@ -536,7 +542,10 @@ fn postgres(admin: &str, items: usize) -> Result<(), Failed> {
     let wall = start.elapsed();
     let mut failures = Vec::new();
     if outcomes.len() != items {
-        failures.push(format!("{} outcomes for {items} items (a worker panicked)", outcomes.len()));
+        failures.push(format!(
+            "{} outcomes for {items} items (a worker panicked)",
+            outcomes.len()
+        ));
     }
     let mut table: BTreeMap<pg_generator::PgClass, BTreeMap<String, usize>> = BTreeMap::new();
     let mut slowest: BTreeMap<pg_generator::PgClass, (f64, usize)> = BTreeMap::new();
@@ -549,9 +558,16 @@ fn postgres(admin: &str, items: usize) -> Result<(), Failed> {
             failures.push(format!("item {i} ({class:?}): {code} without a message"));
         }
         if *ms > (TIMEOUT_MS + 1000) as f64 {
-            failures.push(format!("item {i} ({class:?}) took {ms:.0} ms: {}", predictions[i].1.chars().take(100).collect::<String>()));
+            failures.push(format!(
+                "item {i} ({class:?}) took {ms:.0} ms: {}",
+                predictions[i].1.chars().take(100).collect::<String>()
+            ));
         }
-        *table.entry(class).or_default().entry(code.clone()).or_default() += 1;
+        *table
+            .entry(class)
+            .or_default()
+            .entry(code.clone())
+            .or_default() += 1;
         let s = slowest.entry(class).or_insert((0.0, i));
         if *ms > s.0 {
             *s = (*ms, i);
@@ -565,7 +581,9 @@ fn postgres(admin: &str, items: usize) -> Result<(), Failed> {
     let mut check = pg_connect(admin, PG_DB)?;
     let after = pg_fingerprint(&mut check)?;
     if after != before {
-        failures.push(format!("the database changed:\nbefore\n{before}\nafter\n{after}"));
+        failures.push(format!(
+            "the database changed:\nbefore\n{before}\nafter\n{after}"
+        ));
     }
     let planted: Vec<String> = std::fs::read_dir("/tmp")?
         .filter_map(|e| e.ok())
@@ -592,7 +610,10 @@ fn postgres(admin: &str, items: usize) -> Result<(), Failed> {
         let n: usize = codes.values().sum();
         let cs: Vec<String> = codes.iter().map(|(c, k)| format!("{c} {k}")).collect();
         let (ms, item) = slowest[class];
-        report.push_str(&format!("| {class:?} | {n} | {} | {ms:.0} (item {item}) |\n", cs.join(", ")));
+        report.push_str(&format!(
+            "| {class:?} | {n} | {} | {ms:.0} (item {item}) |\n",
+            cs.join(", ")
+        ));
     }
     std::fs::create_dir_all(report_dir())?;
     std::fs::write(report_dir().join("postgres.md"), &report)?;

@@ -4,10 +4,10 @@
 //! A new backend is one module here that defines its [`BackendEntry`] (`pub const ENTRY`: its
 //! name and how it reads `[databases]`), and one line in [`crate::registry::BACKENDS`].
 
-/// The SQLite backend's bound on prepare-time CTE expansion.
-mod cte_copies;
 #[doc(hidden)]
 pub mod postgres;
+/// The SQLite backend's bounds on prepare-time work (CTE copies, nesting).
+mod prepare_bounds;
 #[doc(hidden)]
 pub mod schema_csv;
 #[doc(hidden)]
@@ -181,10 +181,10 @@ pub enum QueryError {
     /// The result grew past the memory bound; the query was stopped there.
     #[error("result larger than {limit} bytes")]
     TooLarge { limit: usize },
-    /// The query is too complex to prepare within the limits (it would make more than
-    /// `limit` copies of its common table expressions).
-    #[error("too complex to prepare: its common table expressions make {copies} copies (at most {limit})")]
-    TooComplex { copies: u64, limit: u64 },
+    /// The query is too complex to prepare within the limits (why: too many copies of its
+    /// common table expressions, or nested too deep).
+    #[error("too complex to prepare: {0}")]
+    TooComplex(String),
     /// The engine ran out of the memory it may use (its heap limit), even run alone.
     #[error("ran out of memory: the engine's heap limit is {limit} bytes")]
     OutOfMemory { limit: u64 },
@@ -209,7 +209,7 @@ impl QueryError {
             QueryError::Budget { .. } => "step_budget",
             QueryError::TooManyRows { .. }
             | QueryError::TooLarge { .. }
-            | QueryError::TooComplex { .. }
+            | QueryError::TooComplex(_)
             | QueryError::OutOfMemory { .. }
             | QueryError::ValueTooLarge { .. }
             | QueryError::ServerLimit(_) => "resource_limit",

@@ -304,6 +304,9 @@ fn sql_error(e: &postgres::Error, limits: &Limits) -> QueryError {
 }
 
 fn run_query(client: &mut Client, sql: &str, limits: &Limits) -> Result<ResultTable, QueryError> {
+    // The server's statement_timeout restarts with every fetch from the portal; the query's
+    // time limit covers them all.
+    let deadline = std::time::Instant::now() + limits.timeout;
     let err = |e: postgres::Error| sql_error(&e, limits);
     let mut tx = client
         .build_transaction()
@@ -340,6 +343,11 @@ fn run_query(client: &mut Client, sql: &str, limits: &Limits) -> Result<ResultTa
     // One row more than allowed tells that there are too many.
     let wanted = limits.max_rows.saturating_add(1);
     loop {
+        if std::time::Instant::now() >= deadline {
+            return Err(QueryError::Timeout {
+                ms: limits.timeout.as_millis() as u64,
+            });
+        }
         let batch = FETCH_BATCH.min(wanted - table.rows.len());
         let mut rows = tx
             .query_portal_raw(&portal, i32::try_from(batch).unwrap_or(i32::MAX))
