@@ -354,6 +354,7 @@ fn sqlite(items: usize) -> Result<(), Failed> {
             .map(|(d, _)| d.as_str())
             .collect::<Vec<_>>()
             .join(", "),
+        predictions.len() >> 20,
         wall.as_secs_f64(),
         ended.peak_rss_bytes >> 20,
         ended.code,

@@ -77,11 +77,6 @@ pub fn nesting_depth(sql: &str) -> usize {
     deepest
 }
 
-/// The most copies of any one CTE of `sql` (0 without CTEs).
-pub fn cte_copies(sql: &str) -> u64 {
-    cte_expansion(sql).copies
-}
-
 /// What preparing a query's CTEs expands to, for its largest CTE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Expansion {
@@ -213,14 +208,17 @@ mod tests {
     #[test]
     fn fan_out_multiplies_and_chains_add() {
         // t_k has 3 t_{k-1}: copies(t_k) = 1 + 3 copies(t_{k-1}), copies(t0) = 1.
-        assert_eq!(cte_copies(&fan_out(1, 3)), 4);
-        assert_eq!(cte_copies(&fan_out(2, 3)), 13);
-        assert_eq!(cte_copies(&fan_out(10, 3)), (3u64.pow(11) - 1) / 2);
-        assert!(cte_copies(&fan_out(8, 3)) > MAX_CTE_COPIES);
-        assert!(cte_copies(&fan_out(7, 3)) <= MAX_CTE_COPIES);
-        assert_eq!(cte_copies(&fan_out(100, 1)), 101);
+        assert_eq!(cte_expansion(&fan_out(1, 3)).copies, 4);
+        assert_eq!(cte_expansion(&fan_out(2, 3)).copies, 13);
+        assert_eq!(
+            cte_expansion(&fan_out(10, 3)).copies,
+            (3u64.pow(11) - 1) / 2
+        );
+        assert!(cte_expansion(&fan_out(8, 3)).copies > MAX_CTE_COPIES);
+        assert!(cte_expansion(&fan_out(7, 3)).copies <= MAX_CTE_COPIES);
+        assert_eq!(cte_expansion(&fan_out(100, 1)).copies, 101);
         // Saturates rather than overflows.
-        assert_eq!(cte_copies(&fan_out(60, 3)), u64::MAX);
+        assert_eq!(cte_expansion(&fan_out(60, 3)).copies, u64::MAX);
     }
 
     #[test]
@@ -262,15 +260,18 @@ mod tests {
 
     #[test]
     fn ordinary_queries_make_few_copies() {
-        assert_eq!(cte_copies("SELECT name FROM singer WHERE age > 30"), 0);
-        assert_eq!(cte_copies("SELECT 'with' FROM t"), 0);
+        assert_eq!(
+            cte_expansion("SELECT name FROM singer WHERE age > 30").copies,
+            0
+        );
+        assert_eq!(cte_expansion("SELECT 'with' FROM t").copies, 0);
         let recursive = "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r \
                          WHERE x < 10) SELECT x FROM r";
-        assert_eq!(cte_copies(recursive), 1);
+        assert_eq!(cte_expansion(recursive).copies, 1);
         let two = "WITH a AS (SELECT 1 AS x), b AS MATERIALIZED (SELECT x FROM a JOIN a AS a2) \
                    SELECT * FROM b";
-        assert_eq!(cte_copies(two), 3);
+        assert_eq!(cte_expansion(two).copies, 3);
         let quoted = "with \"A\" as (select 1), `b` as (select * from a, \"a\") select * from b";
-        assert_eq!(cte_copies(quoted), 3);
+        assert_eq!(cte_expansion(quoted).copies, 3);
     }
 }
