@@ -247,7 +247,7 @@ fn of_class(rng: &mut fastrand::Rng, class: Class, target: &Target) -> String {
                     format!("zeroblob({size})"),
                     format!("randomblob({size})"),
                     format!("printf('%.*c', {size}, 'a')"),
-                    format!("replace(printf('%.*c', 100000, 'a'), 'a', printf('%.*c', 1000, 'b'))"),
+                    "replace(printf('%.*c', 100000, 'a'), 'a', printf('%.*c', 1000, 'b'))".to_owned(),
                     format!("hex(zeroblob({size}))"),
                 ],
             )
