@@ -345,7 +345,7 @@ fn sqlite(items: usize) -> Result<(), Failed> {
         ));
     }
 
-    let mut report = format!(
+    let report = format!(
         "# hostile::sqlite: {items} predictions (seed {seed}), timeout {TIMEOUT_MS} ms\n\n\
          databases: {}\npredictions file {} MiB; wall {:.1} s, peak RSS {} MiB, exit {:?}, \
          files changed: {}\n\n\
@@ -361,21 +361,34 @@ fn sqlite(items: usize) -> Result<(), Failed> {
         ended.code,
         usize::from(after != before),
     );
-    for (class, reasons) in &table {
-        let n: usize = reasons.values().sum();
-        let rs: Vec<String> = reasons.iter().map(|(r, k)| format!("{r} {k}")).collect();
-        let (ms, item) = slowest[class];
-        report.push_str(&format!(
-            "| {class:?} | {n} | {} | {ms:.0} (item {item}) |\n",
-            rs.join(", ")
-        ));
-    }
-    std::fs::create_dir_all(report_dir())?;
-    std::fs::write(report_dir().join("sqlite.md"), &report)?;
     // The run's files, to look at an item again (`grep '"item":N' journal.jsonl`).
+    std::fs::create_dir_all(report_dir())?;
     for file in ["journal.jsonl", "out.jsonl", "err.txt", "p.txt", "gold.sql"] {
         std::fs::copy(run.join(file), report_dir().join(file))?;
     }
+    finish("sqlite", report, &table, &slowest, failures)
+}
+
+/// Adds a campaign's class table to its report, writes it to `target/tmp/hostile/<name>.md`,
+/// prints it, and fails with the first failures above it.
+fn finish<C: std::fmt::Debug + Ord>(
+    name: &str,
+    mut report: String,
+    table: &BTreeMap<C, BTreeMap<String, usize>>,
+    slowest: &BTreeMap<C, (f64, usize)>,
+    mut failures: Vec<String>,
+) -> Result<(), Failed> {
+    for (class, outcomes) in table {
+        let n: usize = outcomes.values().sum();
+        let os: Vec<String> = outcomes.iter().map(|(o, k)| format!("{o} {k}")).collect();
+        let (ms, item) = slowest[class];
+        report.push_str(&format!(
+            "| {class:?} | {n} | {} | {ms:.0} (item {item}) |\n",
+            os.join(", ")
+        ));
+    }
+    std::fs::create_dir_all(report_dir())?;
+    std::fs::write(report_dir().join(format!("{name}.md")), &report)?;
     println!("{report}");
     if failures.is_empty() {
         Ok(())
@@ -604,29 +617,12 @@ fn postgres(admin: &str, items: usize) -> Result<(), Failed> {
     root.batch_execute(&format!("DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)"))
         .map_err(pg)?;
 
-    let mut report = format!(
+    let report = format!(
         "# hostile::postgres: {items} predictions as the read-only role, timeout {TIMEOUT_MS} ms\n\n\
          wall {:.1} s, database changed: {}\n\n\
          | class | items | outcomes | slowest item (ms) |\n| --- | ---: | --- | ---: |\n",
         wall.as_secs_f64(),
         usize::from(after != before),
     );
-    for (class, codes) in &table {
-        let n: usize = codes.values().sum();
-        let cs: Vec<String> = codes.iter().map(|(c, k)| format!("{c} {k}")).collect();
-        let (ms, item) = slowest[class];
-        report.push_str(&format!(
-            "| {class:?} | {n} | {} | {ms:.0} (item {item}) |\n",
-            cs.join(", ")
-        ));
-    }
-    std::fs::create_dir_all(report_dir())?;
-    std::fs::write(report_dir().join("postgres.md"), &report)?;
-    println!("{report}");
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        failures.truncate(30);
-        Err(format!("{}\n\n{report}", failures.join("\n")).into())
-    }
+    finish("postgres", report, &table, &slowest, failures)
 }
