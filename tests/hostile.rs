@@ -10,8 +10,9 @@
 //!   or hold NUL bytes are all refused (`sql_error`), CTE expansion and 5 MB lines are over a
 //!   bound (`resource_limit`);
 //! * **no item takes longer than its timeout + 1 s** of wall time (the `--journal`'s
-//!   `elapsed_ms`), and the **peak RSS** of the evaluating processes stays under
-//!   [`PEAK_RSS_BOUND`] plus the size of the predictions file (from `wait4`).
+//!   `elapsed_ms`; in the unoptimised CI sample, + 10 s: [`item_limit_ms`]), and the
+//!   **peak RSS** of the evaluating processes stays under [`PEAK_RSS_BOUND`] plus the size of
+//!   the predictions file (from `wait4`).
 //!
 //! CI runs a sample (`SAMPLE` items); the full campaign is
 //! `SQLSUITE_HOSTILE_ITEMS=10000 cargo test --release --test hostile`. A table of
@@ -74,6 +75,24 @@ fn main() -> ExitCode {
         )),
     }
     libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// The most wall time an item may take, in ms. A campaign (`SQLSUITE_HOSTILE_ITEMS` or
+/// `SQLSUITE_HOSTILE_PG_ITEMS` set, a release build) holds the bound, the timeout + 1 s.
+/// The CI sample runs in `cargo test`'s unoptimised build on a busy machine, where the
+/// reference-compatible preprocessing of a 600 kB prediction alone takes seconds; there the
+/// bound is the timeout + 10 s, which only work the limits fail to stop exceeds (it took
+/// 15–150 s before the prepare-time bounds).
+fn item_limit_ms() -> f64 {
+    let campaign = ["SQLSUITE_HOSTILE_ITEMS", "SQLSUITE_HOSTILE_PG_ITEMS"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    let grace = if campaign && !cfg!(debug_assertions) {
+        1000
+    } else {
+        10_000
+    };
+    (TIMEOUT_MS + grace) as f64
 }
 
 fn sqlsuite_bin() -> &'static str {
@@ -482,8 +501,9 @@ fn pg_fingerprint(client: &mut postgres::Client) -> Result<String, Failed> {
 
 /// The PostgreSQL campaign, through the backend connected as the read-only role an evaluation
 /// uses (`.ci/postgres`'s `sqlsuite_reader`; `postgres::read_only` in `tests/postgres.rs` runs
-/// the backend's own defences as a superuser), on two threads as an evaluation runs: nothing changes, no file appears, no item takes longer than its timeout + 1 s, every
-/// write and file access is refused, and the backend still answers afterwards.
+/// the backend's own defences as a superuser), on two threads as an evaluation runs: nothing
+/// changes, no file appears, no item takes longer than [`item_limit_ms`], every write and file
+/// access is refused, and the backend still answers afterwards.
 fn postgres(admin: &str, items: usize) -> Result<(), Failed> {
     use sqlsuite::backend::postgres::Postgres;
     use sqlsuite::backend::{Backend, Database, Limits};
@@ -575,7 +595,7 @@ fn postgres(admin: &str, items: usize) -> Result<(), Failed> {
         if code != "ran" && message.is_empty() {
             failures.push(format!("item {i} ({class:?}): {code} without a message"));
         }
-        if *ms > (TIMEOUT_MS + 1000) as f64 {
+        if *ms > item_limit_ms() {
             failures.push(format!(
                 "item {i} ({class:?}) took {ms:.0} ms: {}",
                 predictions[i].1.chars().take(100).collect::<String>()
