@@ -30,13 +30,16 @@ pub fn run(
     journal: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
     let scratch = tempfile::tempdir()?;
+    // The user's `--journal` (in whatever form it was written) stays among `args`; otherwise
+    // the worker gets one here.
+    let own_journal = journal.is_none();
     let journal: PathBuf = journal.map_or_else(|| scratch.path().join("journal.jsonl"), Into::into);
     let mut crashes: Vec<Crash> = Vec::new();
     let mut unexplained = 0;
     loop {
         let mut worker = Command::new(std::env::current_exe()?);
         worker.args(&args).arg("--worker");
-        if !args.iter().any(|a| a == "--journal") {
+        if own_journal {
             worker.arg("--journal").arg(&journal);
         }
         for c in &crashes {

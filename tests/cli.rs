@@ -1025,3 +1025,25 @@ fn a_prediction_that_aborts_the_process_gets_crash_and_the_rest_their_verdicts()
         .any(|l| l["item"] == 3 && l["verdicts"][0]["reason"] == "crash"));
     assert!(finished.iter().all(|l| l["elapsed_ms"].as_f64().is_some()));
 }
+
+/// `--journal=FILE` is the user's journal as much as `--journal FILE`: the supervisor passes it
+/// on rather than adding a second one (clap refuses two).
+#[test]
+fn the_journal_may_be_given_with_an_equals_sign() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.jsonl");
+    let out = sqlsuite(&[
+        "eval",
+        "datasets/demo/demo.toml",
+        "--predictions",
+        "v1",
+        &format!("--journal={}", journal.display()),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let finished = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"event\":\"finished\""))
+        .count();
+    assert_eq!(finished, 20);
+}

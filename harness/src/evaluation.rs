@@ -213,18 +213,7 @@ impl Evaluation {
                 "the prediction is {} bytes long; at most {MAX_PREDICTION_BYTES} are judged",
                 prediction.len()
             );
-            return ItemResult {
-                verdicts: self
-                    .metrics
-                    .iter()
-                    .map(|m| {
-                        (
-                            m.name(),
-                            Verdict::incorrect("resource_limit", why.clone(), ""),
-                        )
-                    })
-                    .collect(),
-            };
+            return self.incorrect_for_every_metric("resource_limit", &why);
         }
         let verdicts = self
             .metrics
@@ -299,11 +288,17 @@ impl Evaluation {
     /// The result of a prediction that was not run because it aborted the process that ran it
     /// (`crash`, incorrect for every metric), with `why`.
     pub fn crashed(&self, why: &str) -> ItemResult {
+        self.incorrect_for_every_metric("crash", why)
+    }
+
+    /// The same incorrect verdict from every metric: the prediction was judged before any
+    /// metric read it.
+    fn incorrect_for_every_metric(&self, code: &str, why: &str) -> ItemResult {
         ItemResult {
             verdicts: self
                 .metrics
                 .iter()
-                .map(|m| (m.name(), Verdict::incorrect("crash", why, "")))
+                .map(|m| (m.name(), Verdict::incorrect(code, why, "")))
                 .collect(),
         }
     }
