@@ -10,19 +10,20 @@ use rusqlite::{Connection, OpenFlags};
 
 use sqlsuite::backend::Database;
 use sqlsuite::metric::exact_match::{ExactMatch, ExactMatchOptions};
-use sqlsuite::metric::exec::{Exec, ExecOptions};
+use sqlsuite::metric::exec::{Exec, ExecOptions, RelativeBudget};
 use sqlsuite::metric::sqleval::SqlevalOptions;
 use sqlsuite::metric::{Metric, Status};
 use sqlsuite::Evaluation;
 
+use crate::bench_pass::{self, cpu_time};
 use crate::progress::Progress;
 
 /// Time of the raw baseline.
 struct Raw {
     total: Duration,
+    cpu: Duration,
     queries: usize,
     timed_out: usize,
-    timed_out_time: Duration,
 }
 
 fn raw_open(db: &Database) -> rusqlite::Result<Connection> {
@@ -58,16 +59,29 @@ pub(crate) fn raw_execute(conn: &Connection, sql: &str, timeout: Duration) -> bo
     Instant::now() >= deadline
 }
 
-fn raw_baseline(eval: &Evaluation, options: &ExecOptions) -> anyhow::Result<Raw> {
+/// Runs, raw, what the evaluation of `pairs` runs: each item's gold once per database, and each
+/// pair's prediction once per database (one thread, no comparison, no cache).
+fn raw_baseline(
+    eval: &Evaluation,
+    options: &ExecOptions,
+    pairs: &[(usize, usize)],
+) -> anyhow::Result<Raw> {
     let timeout = Duration::from_millis(options.limits.timeout_ms);
+    let mut by_item: Vec<Vec<usize>> = vec![Vec::new(); eval.items().len()];
+    for &(set, item) in pairs {
+        by_item[item].push(set);
+    }
     let mut jobs: Vec<(Database, String)> = Vec::new();
     for (i, item) in eval.items().iter().enumerate() {
         let Ok(dbs) = &eval.dataset.databases[i] else {
             continue;
         };
+        if by_item[i].is_empty() {
+            continue;
+        }
         for db in dbs {
             jobs.push((db.clone(), options.gold_plan(&item.gold).sql));
-            for set in 0..eval.dataset.predictions.len() {
+            for &set in &by_item[i] {
                 let p = eval.prediction(set, i);
                 jobs.push((db.clone(), options.prediction_plan(p).sql));
             }
@@ -77,10 +91,11 @@ fn raw_baseline(eval: &Evaluation, options: &ExecOptions) -> anyhow::Result<Raw>
     let mut connections: Vec<(Database, Connection)> = Vec::new();
     let mut raw = Raw {
         total: Duration::ZERO,
+        cpu: Duration::ZERO,
         queries: jobs.len(),
         timed_out: 0,
-        timed_out_time: Duration::ZERO,
     };
+    let cpu = cpu_time();
     for (db, sql) in &jobs {
         if !connections.iter().any(|(d, _)| d == db) {
             connections.push((db.clone(), raw_open(db)?));
@@ -91,20 +106,26 @@ fn raw_baseline(eval: &Evaluation, options: &ExecOptions) -> anyhow::Result<Raw>
             .map(|(_, c)| c)
             .ok_or_else(|| anyhow::anyhow!("connection vanished"))?;
         let start = Instant::now();
-        let timed_out = raw_execute(conn, sql, timeout);
-        let took = start.elapsed();
-        raw.total += took;
-        if timed_out {
-            raw.timed_out += 1;
-            raw.timed_out_time += took;
-        }
+        raw.timed_out += usize::from(raw_execute(conn, sql, timeout));
+        raw.total += start.elapsed();
         bar.inc();
     }
+    raw.cpu = cpu_time().saturating_sub(cpu);
     bar.finish();
     Ok(raw)
 }
 
-pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode> {
+/// Rounds of the CPU comparisons; each ratio takes the least CPU of its side.
+const ROUNDS: usize = 3;
+
+/// Verdicts changed by the step budget, listed.
+const SHOWN_CHANGES: usize = 20;
+
+pub fn run(
+    manifest: &Path,
+    timeout_ms: Option<u64>,
+    budget: RelativeBudget,
+) -> anyhow::Result<ExitCode> {
     let mut loaded = sqlsuite::Manifest::load(manifest)?;
     // The benchmark measures execution: a manifest's [cache] dir, which may serve golds from
     // disk, is ignored.
@@ -142,55 +163,114 @@ pub fn run(manifest: &Path, timeout_ms: Option<u64>) -> anyhow::Result<ExitCode>
         sets * skipped_items
     );
 
-    let raw = raw_baseline(&eval, &exec)?;
+    let all = bench_pass::all_pairs(&eval);
     let secs = |d: Duration| d.as_secs_f64();
+
+    // 1. As the manifest says: wall-clock limits only.
+    let clock = Evaluation::with_metrics(loaded.clone(), with(exec.clone()))?;
+    let before = bench_pass::run(&clock, &all, "exec, wall-clock limits");
+    let code = |e: &Evaluation, (s, i): (usize, usize)| {
+        e.result(s, i).verdict("exec").map(|v| v.code.clone())
+    };
+    let judged = all
+        .iter()
+        .filter(|&&(s, i)| clock.result(s, i).status() != Status::Skipped)
+        .count();
+    let timeouts = all
+        .iter()
+        .filter(|&&p| code(&clock, p).as_deref() == Some("timeout"))
+        .count();
     println!(
-        "raw SQLite, 1 thread, {} queries once each (golds + predictions): {:.2} s; \
-         {} hit the {} ms timeout ({:.2} s); {:.2} s without them",
-        raw.queries,
-        secs(raw.total),
-        raw.timed_out,
+        "exec, wall-clock limits only ({} ms per query), one pool: {}; {:.0} predictions/s \
+         ({judged} judged, {timeouts} ran into the time limit)",
         exec.limits.timeout_ms,
-        secs(raw.timed_out_time),
-        secs(raw.total - raw.timed_out_time)
+        before.describe(),
+        judged as f64 / secs(before.wall).max(1e-9)
     );
 
-    // The evaluation, cold: a fresh Evaluation has empty in-memory caches.
-    let cold = Evaluation::with_metrics(loaded.clone(), with(exec.clone()))?;
-    let (wall, _) = timed(&cold, "evaluating exec");
-    let results: Vec<_> = (0..sets)
-        .flat_map(|s| (0..items).map(move |i| (s, i)))
-        .map(|(s, i)| cold.result(s, i))
+    // 2. The same with a gold-relative step budget: predictions that do far more work than
+    // their gold stop at the budget instead of the clock.
+    let budgeted = ExecOptions {
+        gold_relative_budget: Some(budget),
+        ..exec.clone()
+    };
+    let stepped = Evaluation::with_metrics(loaded.clone(), with(budgeted))?;
+    let after = bench_pass::run(&stepped, &all, "exec, gold-relative step budget");
+    let changed: Vec<_> = all
+        .iter()
+        .filter(|&&p| code(&clock, p) != code(&stepped, p))
         .collect();
-    let judged = results
-        .iter()
-        .filter(|r| r.status() != Status::Skipped)
-        .count();
-    let timeouts = results
-        .iter()
-        .filter(|r| r.verdict("exec").is_some_and(|v| v.code == "timeout"))
-        .count();
     println!(
-        "sqlsuite eval ({} threads, cold caches): {:.2} s wall, {:.0} predictions/s ({judged} judged; \
-         {timeouts} predictions ran into the timeout)",
-        sqlsuite::work_pool::threads(),
-        secs(wall),
-        judged as f64 / secs(wall).max(1e-9)
+        "exec, step budget {} + {} × the gold's steps (wall-clock limit kept as a safety net): \
+         {}; ratio of wall times {:.3} (before/after: {:.1}×)",
+        budget.floor,
+        budget.multiplier,
+        after.describe(),
+        secs(after.wall) / secs(before.wall).max(1e-9),
+        secs(before.wall) / secs(after.wall).max(1e-9)
+    );
+    println!("  verdicts changed by the budget: {}", changed.len());
+    for &&(s, i) in changed.iter().take(SHOWN_CHANGES) {
+        println!(
+            "    {}::{}: {} → {}",
+            eval.dataset.predictions[s].name,
+            eval.items()[i].index,
+            code(&clock, (s, i)).unwrap_or_default(),
+            code(&stepped, (s, i)).unwrap_or_default()
+        );
+    }
+    if changed.len() > SHOWN_CHANGES {
+        println!("    … {} more", changed.len() - SHOWN_CHANGES);
+    }
+
+    // 3. On the predictions that finish within the limits: the whole job's CPU against raw
+    // SQLite running the same queries, and a step budget that never fires against none.
+    let finishing: Vec<(usize, usize)> = all
+        .iter()
+        .copied()
+        .filter(|&p| !matches!(code(&clock, p).as_deref(), None | Some("timeout")))
+        .filter(|&(s, i)| clock.result(s, i).status() != Status::Skipped)
+        .collect();
+    let never = ExecOptions {
+        gold_relative_budget: Some(RelativeBudget {
+            floor: u64::MAX / 2,
+            multiplier: 1,
+        }),
+        ..exec.clone()
+    };
+    let (mut raw_cpu, mut clock_cpu, mut never_cpu) = (Vec::new(), Vec::new(), Vec::new());
+    let mut raw_queries = 0;
+    for round in 1..=ROUNDS {
+        let raw = raw_baseline(&eval, &exec, &finishing)?;
+        raw_queries = raw.queries;
+        if raw.timed_out > 0 {
+            println!("  (round {round}: {} raw queries timed out)", raw.timed_out);
+        }
+        raw_cpu.push(raw.cpu);
+        let fresh = Evaluation::with_metrics(loaded.clone(), with(exec.clone()))?;
+        clock_cpu.push(bench_pass::run(&fresh, &finishing, "exec, wall-clock limits").cpu);
+        let fresh = Evaluation::with_metrics(loaded.clone(), with(never.clone()))?;
+        never_cpu.push(bench_pass::run(&fresh, &finishing, "exec, step budget").cpu);
+    }
+    let least = |v: &[Duration]| v.iter().min().copied().unwrap_or_default();
+    let (raw_cpu, clock_cpu, never_cpu) = (least(&raw_cpu), least(&clock_cpu), least(&never_cpu));
+    println!(
+        "the {} predictions that finish within the limits, least CPU of {ROUNDS} rounds:",
+        finishing.len()
     );
     println!(
-        "ratio eval wall / raw SQLite: {:.3} (vs raw without timed-out queries: {:.3})",
-        secs(wall) / secs(raw.total).max(1e-9),
-        secs(wall) / secs(raw.total - raw.timed_out_time).max(1e-9)
+        "  raw SQLite ({raw_queries} queries once each, one thread): {:.2} s CPU; \
+         sqlsuite eval (cold caches): {:.2} s CPU; ratio {:.3}",
+        secs(raw_cpu),
+        secs(clock_cpu),
+        secs(clock_cpu) / secs(raw_cpu).max(1e-9)
     );
-    // Timed-out predictions cost their full timeout on one worker each, whatever the engine.
-    let timeout = Duration::from_millis(exec.limits.timeout_ms);
-    let threads = sqlsuite::work_pool::threads() as f64;
-    let rest = (secs(wall) - timeouts as f64 * secs(timeout) / threads).max(0.0);
     println!(
-        "without the time spent in timeouts on either side (estimate: wall − timeouts × timeout / \
-         threads): eval {rest:.2} s vs raw {:.2} s, ratio {:.3}",
-        secs(raw.total - raw.timed_out_time),
-        rest / secs(raw.total - raw.timed_out_time).max(1e-9)
+        "  step-budget overhead: with a budget that never fires {:.2} s CPU vs wall-clock limits \
+         only {:.2} s; ratio {:.3}",
+        secs(never_cpu),
+        secs(clock_cpu),
+        secs(never_cpu) / secs(clock_cpu).max(1e-9)
     );
 
     // Exact set match: no database, parse and compare only.
@@ -246,22 +326,6 @@ pub(crate) fn timed(
     eval: &Evaluation,
     label: &str,
 ) -> (Duration, Option<(Duration, usize, usize)>) {
-    use rayon::prelude::*;
-    let (sets, items) = (eval.dataset.predictions.len(), eval.items().len());
-    let bar = Progress::new((sets * items) as u64, label);
-    let start = Instant::now();
-    let worst = sqlsuite::work_pool::run(|| {
-        (0..sets * items)
-            .into_par_iter()
-            .map(|k| {
-                let t = Instant::now();
-                eval.result(k / items, k % items);
-                bar.inc();
-                (t.elapsed(), k / items, k % items)
-            })
-            .max_by_key(|(d, _, _)| *d)
-    });
-    let wall = start.elapsed();
-    bar.finish();
-    (wall, worst)
+    let pass = bench_pass::run(eval, &bench_pass::all_pairs(eval), label);
+    (pass.wall, pass.worst)
 }

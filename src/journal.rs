@@ -3,7 +3,8 @@
 //!
 //! `{"event":"started","predictions":"dev_1","item":3,"index":3}` as a prediction starts, then
 //! `{"event":"finished","predictions":"dev_1","item":3,"index":3,"db_id":"…","elapsed_ms":1.25,
-//!   "verdicts":[{"metric":"exec","verdict":"incorrect","reason":"timeout","message":"…"}]}`.
+//!   "verdicts":[{"metric":"exec","verdict":"incorrect","reason":"timeout","message":"…",
+//!   "steps":null}]}` (`steps` as in `--format jsonl`, null where none are counted).
 //! `item` is the position in the dataset, `index` the dataset's own index; `elapsed_ms` is the
 //! wall time of all the item's metrics (zero for a result known before the run), so unlike the
 //! `--format jsonl` output a journal depends on the machine.
@@ -65,6 +66,7 @@ impl Watch for Journal<'_> {
                     "verdict": v.status,
                     "reason": v.code,
                     "message": v.reason,
+                    "steps": v.steps,
                 })
             })
             .collect();

@@ -9,6 +9,7 @@
 
 mod bench;
 mod bench_bleu;
+mod bench_pass;
 mod bench_sqleval;
 mod compose;
 mod diff;
@@ -23,6 +24,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use sqlsuite::metric::exec::RelativeBudget;
 
 #[derive(Parser)]
 #[command(name = "sqlsuite", version, about = "Evaluate text-to-SQL predictions")]
@@ -120,6 +122,13 @@ enum Command {
         /// Per-query timeout for both the baseline and the evaluation (default: the manifest's).
         #[arg(long)]
         timeout_ms: Option<u64>,
+        /// The gold-relative step budget measured against wall-clock limits alone: a
+        /// prediction may take this many SQLite steps…
+        #[arg(long, default_value_t = 1_000_000)]
+        budget_floor: u64,
+        /// …plus this many times its gold's steps, per database.
+        #[arg(long, default_value_t = 100)]
+        budget_multiplier: u64,
     },
     /// Distil a test suite per schema (neighbor queries, random databases, greedy selection)
     /// and write it with a report; evaluate with a manifest whose [databases] globs it.
@@ -255,7 +264,15 @@ fn main() -> ExitCode {
             manifest,
             jobs,
             timeout_ms,
-        } => set_jobs(jobs).and_then(|()| bench::run(&manifest, timeout_ms)),
+            budget_floor,
+            budget_multiplier,
+        } => {
+            let budget = RelativeBudget {
+                floor: budget_floor,
+                multiplier: budget_multiplier,
+            };
+            set_jobs(jobs).and_then(|()| bench::run(&manifest, timeout_ms, budget))
+        }
         Command::Distill {
             manifest,
             out,

@@ -4,7 +4,7 @@
 //!
 //! Wall-clock limits are what could make them differ, so the manifests bound predictions by a
 //! deterministic step budget (`gold_relative_budget`) and leave the time limit far away; each
-//! includes predictions right at their budget (one at it, one a block of steps past it).
+//! includes predictions right at their budget (one at it, one a step past it).
 //!
 //! * `determinism::demo`: the demo's gold and databases, its two prediction sets and two more
 //!   whose first item is exactly at / just past the budget.
@@ -112,7 +112,7 @@ fn same_three_ways(manifest: &Path) -> Result<String, Failed> {
     Ok(String::from_utf8_lossy(&one).into_owned())
 }
 
-/// Steps the query takes on the database (a multiple of the backend's step block).
+/// Steps the query takes on the database.
 fn steps(db: &Database, sql: &str) -> Result<u64, Failed> {
     Sqlite
         .execute(db, sql, &Limits::default())
@@ -131,12 +131,12 @@ fn counting(n: u64) -> String {
 fn demo() -> Result<(), Failed> {
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/demo");
     let library = Database::file(demo.join("db/library/library.sql"));
-    // One prediction exactly at the budget, one a step block past it.
+    // One prediction exactly at the budget, one just past it.
     let at = counting(20_000);
     let budget = steps(&library, &at)?;
     let mut n = 20_000;
     let past = loop {
-        n += 100;
+        n += 1;
         if steps(&library, &counting(n))? > budget {
             break counting(n);
         }

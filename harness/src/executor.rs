@@ -122,9 +122,9 @@ impl DiskCache {
             backend.name(),
             &content,
             sql,
-            // `v2`: results carry their steps.
+            // `v2`: results carry their steps; `v3`: exact steps, not blocks.
             &format!(
-                "v2/{}/{}/{}/{:?}",
+                "v3/{}/{}/{}/{:?}",
                 limits.timeout.as_millis(),
                 limits.max_rows,
                 limits.max_bytes,

@@ -135,8 +135,8 @@ pub struct Limits {
     /// Approximate bytes the result may take in memory.
     pub max_bytes: usize,
     /// A deterministic budget, where the backend counts the work a query does (SQLite: virtual
-    /// machine steps, counted in blocks of [`sqlite::STEP_BLOCK`]): past it the query stops with
-    /// [`QueryError::Budget`]. `None`: only the time limit.
+    /// machine steps): a query that takes more fails with [`QueryError::Budget`] (SQLite stops it
+    /// at the first check past it; checks come every [`sqlite::STEP_BLOCK`] steps). `None`: only the time limit.
     pub max_steps: Option<u64>,
 }
 
@@ -226,6 +226,12 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// Runs `sql` on `db` under `limits`. The database must never change, whatever `sql` says.
     fn execute(&self, db: &Database, sql: &str, limits: &Limits)
         -> Result<ResultTable, QueryError>;
+
+    /// Whether results count the work their query did ([`ResultTable::steps`], SQLite's
+    /// virtual-machine steps). A backend that counts nothing leaves it 0.
+    fn counts_steps(&self) -> bool {
+        false
+    }
 
     /// The version of the server that holds `db`, for a backend that connects to one (reports
     /// record it as provenance); an error for a backend without a server.

@@ -115,9 +115,8 @@ fn configure(
 
 /// Connections kept open per worker thread (least recently used are closed first).
 const CONNECTIONS_PER_THREAD: usize = 32;
-/// Check the deadline every this many virtual-machine instructions.
 /// Virtual-machine steps between two calls of the progress handler, which checks the deadline
-/// and counts steps: a query's `steps` are a multiple of it.
+/// and the step budget. (A query's `steps` are SQLite's own exact count.)
 pub const STEP_BLOCK: i32 = 2_000;
 
 /// The SQLite backend. Stateless: connections live in a small per-thread cache.
@@ -135,6 +134,10 @@ thread_local! {
 impl Backend for Sqlite {
     fn name(&self) -> &'static str {
         "sqlite"
+    }
+
+    fn counts_steps(&self) -> bool {
+        true
     }
 
     fn execute(
@@ -458,12 +461,12 @@ fn run_query_here(
     let deadline = start + limits.timeout;
     let blocks = Arc::new(AtomicU64::new(0));
     let counted = Arc::clone(&blocks);
-    let max_blocks = limits.max_steps.map(|s| s.div_ceil(STEP_BLOCK as u64));
+    let max_steps = limits.max_steps;
     conn.progress_handler(
         STEP_BLOCK,
         Some(move || {
             let n = counted.fetch_add(1, Ordering::Relaxed) + 1;
-            max_blocks.is_some_and(|m| n > m) || Instant::now() >= deadline
+            max_steps.is_some_and(|m| n * STEP_BLOCK as u64 > m) || Instant::now() >= deadline
         }),
     );
     let result = fetch(conn, sql, limits, deadline);
@@ -471,8 +474,16 @@ fn run_query_here(
     let steps = blocks.load(Ordering::Relaxed) * STEP_BLOCK as u64;
     match result {
         Ok(mut table) => {
-            table.steps = steps;
-            Ok(table)
+            // Exact while SQLite's 32-bit step counter holds it; counted in blocks beyond.
+            if steps >= u64::from(u32::MAX) - STEP_BLOCK as u64 {
+                table.steps = steps;
+            }
+            // The handler looks every block; a query that finished past the budget in its
+            // last block is over it all the same.
+            match limits.max_steps {
+                Some(m) if table.steps > m => Err(QueryError::Budget { steps: table.steps }),
+                _ => Ok(table),
+            }
         }
         Err(QueryError::Timeout { .. }) if limits.max_steps.is_some_and(|m| steps > m) => {
             Err(QueryError::Budget { steps })
@@ -528,6 +539,10 @@ fn fetch(
         limits.check_bytes(bytes)?;
         table.rows.push(values);
     }
+    drop(rows);
+    // The statement's own count of virtual-machine steps, the counter the progress handler
+    // is driven by (a 32-bit counter in SQLite; the caller falls back to blocks past it).
+    table.steps = u64::from(stmt.get_status(rusqlite::StatementStatus::VmStep) as u32);
     Ok(table)
 }
 
@@ -648,6 +663,18 @@ mod tests {
             Err(QueryError::Budget { steps }) => assert!(steps > small.steps * 2),
             other => panic!("{other:?}"),
         }
+        // Steps are exact, not blocks, and so is the budget: at it passes, one less fails.
+        assert_ne!(small.steps % STEP_BLOCK as u64, 0, "{}", small.steps);
+        let at = |max| Limits {
+            max_steps: Some(max),
+            ..limits()
+        };
+        let run = |max| Sqlite.execute(&db, &count(10_000), &at(max)).map(|t| t.steps);
+        assert_eq!(run(small.steps), Ok(small.steps));
+        assert_eq!(
+            run(small.steps - 1),
+            Err(QueryError::Budget { steps: small.steps })
+        );
     }
 
     #[test]

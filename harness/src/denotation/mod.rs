@@ -33,8 +33,8 @@ pub struct ResultTable {
     /// (SQL-Eval's pandas dtypes) read it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub column_types: Vec<ColumnType>,
-    /// The work the query did, where the backend counts it (SQLite: virtual-machine steps, in
-    /// blocks); 0 otherwise. Deterministic for a query, a database and an engine version.
+    /// The work the query did, where the backend counts it (SQLite: virtual-machine steps,
+    /// exact below 2³², in blocks of 2,000 beyond); 0 otherwise. Deterministic for a query, a database and an engine version.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub steps: u64,
 }

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use super::exec_order::{self, OrderPlan};
 use super::exec_plan::GoldPlan;
 use super::QueryLimits;
-use super::{Metric, MetricEntry, Resources, Status, Verdict};
+use super::{Metric, MetricEntry, Resources, Status, Steps, Verdict};
 use crate::backend::{Database, Limits, QueryError};
 use crate::config::{FromSection, ManifestError, Section};
 use crate::dataset::Item;
@@ -226,12 +226,21 @@ impl Exec {
         let suite = databases.len() > 1;
         let mut skipped = Vec::new();
         let mut up_to_ties = None;
+        let mut steps = executor.backend().counts_steps().then(|| Steps {
+            gold: 0,
+            prediction: Some(0),
+        });
         for (position, db) in databases.iter().enumerate() {
-            match self.check_one(gold, pred_sql, executed, db, suite, executor, timeout) {
+            let checked = self.check_one(gold, pred_sql, executed, db, suite, executor, timeout);
+            if let (Some(total), Some(run)) = (steps.as_mut(), checked.steps) {
+                total.gold += run.gold;
+                total.prediction = total.prediction.zip(run.prediction).map(|(a, b)| a + b);
+            }
+            match checked.agreement {
                 Ok(Agreement::Exact) => {}
                 Ok(Agreement::UpToTies(how)) => up_to_ties = up_to_ties.or(Some(how)),
                 Ok(Agreement::GoldFailed(why)) => skipped.push(why),
-                Err(v) => return Outcome::Differs(position, *v),
+                Err(v) => return Outcome::Differs(position, v.with_steps(steps)),
             }
         }
         if !skipped.is_empty() && skipped.len() == databases.len() {
@@ -242,7 +251,7 @@ impl Exec {
             );
             return Outcome::Differs(0, Verdict::gold_error(reason));
         }
-        Outcome::Agree(skipped, up_to_ties)
+        Outcome::Agree(skipped, up_to_ties, steps)
     }
 
     /// [`Exec::first_difference`] on one database.
@@ -256,6 +265,25 @@ impl Exec {
         suite: bool,
         executor: &Executor,
         timeout: Duration,
+    ) -> Checked {
+        let mut steps = None;
+        let agreement =
+            self.agree_on(g, pred_sql, executed, db, suite, executor, timeout, &mut steps);
+        Checked { agreement, steps }
+    }
+
+    /// [`Exec::check_one`]'s comparison; sets `steps` once the gold's are known.
+    #[allow(clippy::too_many_arguments)]
+    fn agree_on(
+        &self,
+        g: &Gold<'_>,
+        pred_sql: &str,
+        executed: &str,
+        db: &Database,
+        suite: bool,
+        executor: &Executor,
+        timeout: Duration,
+        steps: &mut Option<Steps>,
     ) -> Result<Agreement, Box<Verdict>> {
         let on_db = if suite {
             format!(" on {}", db.label())
@@ -269,9 +297,8 @@ impl Exec {
                 return Ok(Agreement::GoldFailed(format!("{}: {e}", db.label())))
             }
             Err(e) => {
-                return Err(Box::new(Verdict::gold_error(format!(
-                    "gold failed{on_db}: {e}"
-                ))))
+                let reason = format!("gold failed{on_db}: {e}");
+                return Err(Box::new(Verdict::gold_error(reason)));
             }
         };
         // A prediction with more rows than the gold is wrong whatever its rows are: stop
@@ -288,6 +315,14 @@ impl Exec {
             ..self.limits
         };
         let pred = executor.prediction(db, pred_sql, &limits);
+        *steps = Some(Steps {
+            gold: gold.steps,
+            prediction: match pred.as_ref() {
+                Ok(t) => Some(t.steps),
+                Err(QueryError::Budget { steps }) => Some(*steps),
+                Err(_) => None,
+            },
+        });
         let pred = match pred.as_ref() {
             Ok(t) => t,
             Err(QueryError::TooManyRows { limit }) if *limit == cap => {
@@ -350,6 +385,13 @@ struct Gold<'a> {
     order: Option<&'a OrderPlan>,
 }
 
+/// What [`Exec::check_one`] found on one database: the agreement, or the verdict of the
+/// first difference; and the steps both queries took, once the gold ran.
+struct Checked {
+    agreement: Result<Agreement, Box<Verdict>>,
+    steps: Option<Steps>,
+}
+
 /// How a prediction agreed with the gold on one database.
 enum Agreement {
     Exact,
@@ -362,15 +404,20 @@ enum Agreement {
 /// What running a prediction on an item's databases found.
 enum Outcome {
     /// The same result on every database, but for those left out because the gold failed
-    /// there (`skip_gold_failures`), with why; and how, if only up to ties somewhere.
-    Agree(Vec<String>, Option<&'static str>),
+    /// there (`skip_gold_failures`), with why; how, if only up to ties somewhere; and the
+    /// steps both queries took (where the backend counts them).
+    Agree(Vec<String>, Option<&'static str>, Option<Steps>),
     /// The position of the first database that tells them apart, and the verdict.
     Differs(usize, Verdict),
 }
 
 /// A correct verdict, noting the databases left out because the gold failed there, and
 /// (`correct_ties`) if the rows matched only up to ties.
-fn correct_skipping(skipped: Vec<String>, up_to_ties: Option<&'static str>) -> Verdict {
+fn correct_skipping(
+    skipped: Vec<String>,
+    up_to_ties: Option<&'static str>,
+    steps: Option<Steps>,
+) -> Verdict {
     let mut verdict = match up_to_ties {
         None => Verdict::correct(),
         Some(how) => Verdict {
@@ -386,7 +433,7 @@ fn correct_skipping(skipped: Vec<String>, up_to_ties: Option<&'static str>) -> V
             skipped.join("\n  ")
         );
     }
-    verdict
+    verdict.with_steps(steps)
 }
 
 impl Metric for Exec {
@@ -453,7 +500,7 @@ impl Exec {
             executor,
             self.limits.timeout,
         ) {
-            Outcome::Agree(skipped, ties) => return correct_skipping(skipped, ties),
+            Outcome::Agree(skipped, ties, steps) => return correct_skipping(skipped, ties, steps),
             Outcome::Differs(at, verdict) => (at, verdict),
         };
         if !self.options.plug_value || as_written.status != Status::Incorrect {
@@ -491,7 +538,9 @@ impl Exec {
             let note = format!("prediction with gold values: {candidate}\n");
             let timeout = left.min(self.limits.timeout);
             match self.first_difference(g, &candidate, &note, databases, executor, timeout) {
-                Outcome::Agree(skipped, ties) => return correct_skipping(skipped, ties),
+                Outcome::Agree(skipped, ties, steps) => {
+                    return correct_skipping(skipped, ties, steps)
+                }
                 Outcome::Differs(_, v) if v.status == Status::GoldError => return v,
                 Outcome::Differs(at, v) => {
                     if at > furthest.as_ref().map_or(reached, |f| f.0) {
@@ -684,6 +733,39 @@ mod tests {
             judge(classical(), gold, "SELECT count(name) FROM s").status,
             Status::Correct
         );
+    }
+
+    #[test]
+    fn verdicts_report_the_steps_of_gold_and_prediction() {
+        let gold = "SELECT count(*) FROM s";
+        let slow = "SELECT count(*) FROM s WHERE (WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL \
+                    SELECT x + 1 FROM n WHERE x < 30000) SELECT count(*) FROM n) > 0";
+        let options = || ExecOptions {
+            gold_relative_budget: None,
+            ..classical()
+        };
+        let fast = judge(options(), slow, slow).steps.expect("steps");
+        assert!(fast.gold > 0, "{fast:?}");
+        assert_eq!(fast.prediction, Some(fast.gold), "the same query, the same steps");
+        let again = judge(options(), slow, slow).steps;
+        assert_eq!(again, Some(fast), "steps are deterministic");
+        // A wrong answer still has both counts; a budget stop counts up to the budget.
+        let never = slow.replace("> 0", "< 0");
+        let wrong = judge(options(), gold, &never);
+        assert_eq!(wrong.code, "rows_differ", "{wrong:?}");
+        let alone = judge(options(), &never, &never).steps.map(|s| s.gold);
+        assert_eq!(wrong.steps.and_then(|s| s.prediction), alone);
+        assert!(alone.is_some_and(|n| n.abs_diff(fast.gold) < 100), "{alone:?}");
+        let stopped = judge(classical(), gold, slow);
+        assert_eq!(stopped.code, "step_budget", "{stopped:?}");
+        let steps = stopped.steps.expect("steps");
+        assert!(steps.prediction.is_some_and(|p| p > 100_000), "{steps:?}");
+        // Past the gold's row count the prediction stops early: its steps are not known.
+        let rows = judge(options(), "SELECT name FROM s LIMIT 1", "SELECT name FROM s");
+        assert_eq!(rows.code, "row_count", "{rows:?}");
+        assert_eq!(rows.steps.map(|s| s.prediction), Some(None));
+        // A prediction that runs nothing reports none.
+        assert_eq!(judge(options(), gold, "").steps, None);
     }
 
     #[test]

@@ -71,6 +71,22 @@ pub struct Verdict {
     /// `ties_at_limit`: its answer depends on how ties are broken. The same for every
     /// prediction of the item; empty for most golds and metrics.
     pub gold_flags: Vec<&'static str>,
+    /// The work the gold and the prediction did, where the backend counts it (SQLite:
+    /// virtual-machine steps, in blocks): see [`Steps`]. `None` for metrics that run no query,
+    /// and for backends that count nothing.
+    pub steps: Option<Steps>,
+}
+
+/// Steps of the gold and of the prediction, summed over the databases the prediction ran on
+/// (a suite's, up to the first that told the queries apart). Deterministic: the same queries
+/// on the same databases take the same steps on any machine (`spec/exec.md` §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Steps {
+    pub gold: u64,
+    /// `None` where a prediction stopped before its steps were known: at the time limit (wall
+    /// time is not deterministic) or at the gold's row count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prediction: Option<u64>,
 }
 
 /// One component's partial score for one prediction (the official evaluator's `partial_scores`
@@ -95,6 +111,7 @@ impl Verdict {
             components: Vec::new(),
             scores: Box::new([]),
             gold_flags: Vec::new(),
+            steps: None,
         }
     }
 
@@ -107,6 +124,7 @@ impl Verdict {
             components: Vec::new(),
             scores: Box::new([]),
             gold_flags: Vec::new(),
+            steps: None,
         }
     }
 
@@ -119,6 +137,7 @@ impl Verdict {
             components: Vec::new(),
             scores: Box::new([]),
             gold_flags: Vec::new(),
+            steps: None,
         }
     }
 
@@ -131,6 +150,7 @@ impl Verdict {
             components: Vec::new(),
             scores: Box::new([]),
             gold_flags: Vec::new(),
+            steps: None,
         }
     }
 
@@ -143,6 +163,12 @@ impl Verdict {
     /// The same verdict with gold-quality flags attached.
     pub fn with_gold_flags(mut self, flags: Vec<&'static str>) -> Verdict {
         self.gold_flags = flags;
+        self
+    }
+
+    /// The same verdict with the queries' steps attached.
+    pub fn with_steps(mut self, steps: Option<Steps>) -> Verdict {
+        self.steps = steps;
         self
     }
 

@@ -4,7 +4,11 @@
 //!   "metric":"exec","verdict":"incorrect","reason":"row_count","message":"row count differs: …"}`
 //!
 //! Metrics with graded scores add them: `"scores":{"pcm_f1":0.95,"pcm_em":0.0,…}`; metrics
-//! that found something wrong with the gold flag it: `"gold_flags":["ties_at_limit"]`.
+//! that found something wrong with the gold flag it: `"gold_flags":["ties_at_limit"]`. Where
+//! the backend counts the work queries do (SQLite), metrics that run them add the steps of gold
+//! and prediction, summed over the databases the prediction ran on: `"steps":{"gold":4000,
+//! "prediction":6000}` (no `prediction` where it stopped at the time limit or the gold's row
+//! count; [`crate::metric::Steps`]).
 //!
 //! Each prediction set's lines start with one line of provenance (it has no `index`):
 //! `{"dataset":"spider","predictions":"dev_1","provenance":{"sqlsuite":"0.1.0",…}}`
@@ -13,7 +17,7 @@
 use serde::Serialize;
 
 use crate::evaluation::Evaluation;
-use crate::metric::Status;
+use crate::metric::{Status, Steps};
 use crate::provenance::SetProvenance;
 
 #[derive(Serialize)]
@@ -37,6 +41,8 @@ struct Line<'a> {
     scores: serde_json::Map<String, serde_json::Value>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     gold_flags: &'a [&'static str],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steps: Option<Steps>,
 }
 
 /// The lines of one prediction set, its provenance first (computes its results).
@@ -65,6 +71,7 @@ pub fn lines(eval: &Evaluation, set: usize) -> Vec<String> {
                     .map(|(name, value)| ((*name).to_owned(), serde_json::Value::from(*value)))
                     .collect(),
                 gold_flags: &v.gold_flags,
+                steps: v.steps,
             };
             // Serialising plain strings and numbers cannot fail.
             out.push(serde_json::to_string(&line).unwrap_or_default());
