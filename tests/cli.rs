@@ -120,6 +120,50 @@ fn jsonl_is_one_object_per_item_and_metric() {
     assert_eq!(item11["reason"], "rows_differ");
     let correct = lines.iter().filter(|l| l["verdict"] == "correct").count();
     assert_eq!(correct, 15);
+    // SQLite counts the steps: each line carries the gold's, and those of a prediction that ran
+    // to its end.
+    for l in &lines {
+        assert!(l["steps"]["gold"].as_u64().is_some_and(|n| n > 0), "{l}");
+        if l["verdict"] == "correct" {
+            assert!(l["steps"]["prediction"].is_u64(), "{l}");
+        }
+    }
+}
+
+#[test]
+fn bench_measures_the_step_budget_against_wall_clock_limits() {
+    let run = |more: &[&str]| {
+        let mut args = vec!["bench", "datasets/demo/demo.toml", "--jobs", "2"];
+        args.extend(more);
+        let out = sqlsuite(&args);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+        stdout
+    };
+    let changed = |stdout: &str| -> usize {
+        let line = stdout
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("verdicts changed by the budget: "))
+            .unwrap_or_else(|| panic!("no count of changed verdicts:\n{stdout}"));
+        line.parse().unwrap()
+    };
+    let generous = run(&[]);
+    for expected in [
+        "exec, wall-clock limits only (2000 ms per query), one pool:",
+        "exec, step budget 1000000 + 100 × the gold's steps",
+        "the 40 predictions that finish within the limits, least CPU of 3 rounds:",
+        "step-budget overhead: with a budget that never fires",
+        "% of 2 cores)",
+    ] {
+        assert!(generous.contains(expected), "{expected}:\n{generous}");
+    }
+    assert_eq!(changed(&generous), 0, "{generous}");
+    // A budget of the gold's own steps stops every prediction that does more work than its
+    // gold; the listing names them with both codes.
+    let tight = run(&["--budget-floor", "0", "--budget-multiplier", "1"]);
+    let n = changed(&tight);
+    assert!(n > 0, "{tight}");
+    assert!(tight.contains("→ step_budget"), "{tight}");
 }
 
 #[test]
