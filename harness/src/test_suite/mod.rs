@@ -14,6 +14,7 @@ pub(crate) mod random_db;
 pub mod report;
 pub(crate) mod schema;
 pub(crate) mod witness;
+pub(crate) mod witness_refs;
 
 use std::path::{Path, PathBuf};
 

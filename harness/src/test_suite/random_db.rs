@@ -362,7 +362,7 @@ pub fn populate(
         let first = instances.len();
         let mut v = vec![w.instance(None); copies];
         if wrng.u32(..100) < 70 {
-            let mut atoms: Vec<usize> = (0..w.atoms.len()).collect();
+            let mut atoms: Vec<usize> = (0..w.gold_atoms).collect();
             wrng.shuffle(&mut atoms);
             for a in atoms.into_iter().take(1 + wrng.usize(..3)) {
                 v.push(w.instance(Some(a)));
@@ -575,6 +575,14 @@ pub fn populate(
                             }
                         }
                         alias_rows[i][alias] = Some(w);
+                    }
+                    // An implied parent ([`Witness::implied_from`]) whose value the table
+                    // already holds in a unique column: the reference is satisfied as it is.
+                    (true, None) if alias >= inst.implied_from => {
+                        for (c, v) in assigned {
+                            inst.values[c] = Some(v);
+                        }
+                        alias_rows[i][alias] = Some(row.clone());
                     }
                     (true, None) => failed[i] = true,
                 }

@@ -2,25 +2,29 @@
 //! simple atoms of the gold's top-level conjunctive WHERE (and its `JOIN … ON` conditions)
 //! together, one row per FROM alias. Equalities between columns (`a.x = b.y`) unify cells
 //! into classes; a comparison with a constant (`=`, `!=`, `<`, `<=`, `>`, `>=`, `BETWEEN`,
-//! `LIKE`, `IN (…)`) constrains its class's value. Anything else (`OR`, `NOT`, subqueries,
+//! `LIKE`, `IN (…)`) constrains its class's value. A subquery a conjunct links to a cell
+//! (`x IN (SELECT y …)`, `x = (SELECT min(y) …)`) adds its own aliases and atoms and the join
+//! `x = y`; of `a OR b`, the conjuncts of `a` count. Anything else (`NOT`, `NOT IN`,
 //! functions) is left to chance. A *near miss* is the same rows with one atom violated, so
 //! that a neighbor dropping or changing that atom answers differently.
 //!
 //! This module parses and solves; [`super::random_db`] fills the remaining columns (keys,
 //! references, the column's rules) and inserts the rows.
 //!
-//! Length: about 725 lines of code and 295 of unit tests: parsing a conjunction, solving its
-//! classes and violating one atom share the `Witness` and `Instance` types; the tests pin each
-//! on one small schema.
+//! Length: about 900 lines of code and 300 of unit tests: parsing a conjunction (with the
+//! subqueries it links to), solving its classes and violating one atom share the `Witness`
+//! and `Instance` types; the tests pin each on one small schema (the implied parents, in
+//! [`super::witness_refs`], are tested there).
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::ops::Range;
 
 use rusqlite::types::Value;
 use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
-    JoinConstraint, JoinOperator, OrderBy, OrderByKind, Query, Select, SetExpr, Statement,
-    TableFactor, UnaryOperator, Value as SqlValue,
+    JoinConstraint, JoinOperator, OrderBy, OrderByKind, Query, Select, SelectItem, SetExpr,
+    Statement, TableFactor, UnaryOperator, Value as SqlValue,
 };
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::parser::Parser;
@@ -96,6 +100,12 @@ pub struct Witness {
     pub group: Vec<Cell>,
     /// … and differ in the counted one (`count(DISTINCT x)`).
     pub counted: Option<Cell>,
+    /// The atoms before this index are the gold's (a near miss violates one of them); the
+    /// later ones are implied by enforced references ([`super::witness_refs`]).
+    pub gold_atoms: usize,
+    /// The aliases from this index on are parents implied by enforced references: rows that
+    /// only make a constant a child cell holds exist in the parent table.
+    pub implied_from: usize,
 }
 
 /// One database's rows for a [`Witness`]: per alias, per column, the class its value is
@@ -117,6 +127,8 @@ pub struct Instance {
     /// The classes of the grouping cells and of the counted cell ([`Witness::copies`]).
     pub group: Vec<usize>,
     pub counted: Option<usize>,
+    /// The aliases from this index on are implied parents ([`Witness::implied_from`]).
+    pub implied_from: usize,
 }
 
 impl Witness {
@@ -134,19 +146,65 @@ impl Witness {
             copies: 1,
             group: Vec::new(),
             counted: None,
+            gold_atoms: 0,
+            implied_from: 0,
         };
-        w.collect(first_select(query)?, query.order_by.as_ref(), schema, 0);
+        w.collect(
+            first_select(query)?,
+            query.order_by.as_ref(),
+            schema,
+            0,
+            true,
+        );
+        w.gold_atoms = w.atoms.len();
+        w.implied_from = w.aliases.len();
+        super::witness_refs::close_references(&mut w, schema);
         (!w.atoms.is_empty()).then_some(w)
     }
 
-    /// Adds the aliases and atoms of one SELECT (and of its derived tables).
+    /// Adds the aliases and atoms of a subquery whose one result column the enclosing query
+    /// compares with a cell (`x IN (SELECT y …)`, `x = (SELECT min(y) …)`), and returns the
+    /// cell of that column (the `y` of `min(y)`). Its own rows then satisfy its conjunction
+    /// with `y` equal to `x`: for `min`/`max` over conditions random rows seldom meet, the
+    /// witness's value is the extreme.
+    fn collect_subquery(
+        &mut self,
+        query: &Query,
+        schema: &SuiteSchema,
+        depth: usize,
+    ) -> Option<Cell> {
+        let select = first_select(query)?;
+        let [item] = select.projection.as_slice() else {
+            return None;
+        };
+        let expr = match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => return None,
+        };
+        let expr = extreme_argument(expr).unwrap_or(expr);
+        let (names, scope) = self.collect(select, query.order_by.as_ref(), schema, depth, false);
+        let resolver = Resolver {
+            schema,
+            aliases: &self.aliases,
+            names: &names,
+            scope,
+        };
+        resolver.cell(expr)
+    }
+
+    /// Adds the aliases and atoms of one SELECT (and of its derived tables, and of the
+    /// subqueries its conjunction compares a cell with); returns its alias names and the range
+    /// of its own aliases (unqualified columns resolve there). `counts`: its `HAVING count(…)`
+    /// and `ORDER BY count(…)` shape the witness (not in a subquery).
     fn collect(
         &mut self,
         select: &Select,
         order_by: Option<&OrderBy>,
         schema: &SuiteSchema,
         depth: usize,
-    ) {
+        counts: bool,
+    ) -> (Vec<(String, usize)>, Range<usize>) {
+        let start = self.aliases.len();
         // Alias name (lower case) → alias position, for this SELECT.
         let mut names: Vec<(String, usize)> = Vec::new();
         let mut conditions: Vec<&Expr> = Vec::new();
@@ -182,23 +240,51 @@ impl Witness {
                 }
                 TableFactor::Derived { subquery, .. } if depth < 4 => {
                     if let Some(inner) = first_select(subquery) {
-                        self.collect(inner, subquery.order_by.as_ref(), schema, depth + 1);
+                        self.collect(inner, subquery.order_by.as_ref(), schema, depth + 1, counts);
                     }
                 }
                 _ => {}
             }
         }
+        let scope = start..self.aliases.len();
         conditions.extend(&select.selection);
         let mut conjuncts = Vec::new();
         for c in conditions {
-            split_and(c, &mut conjuncts);
+            split_conjuncts(c, &mut conjuncts);
+        }
+        // Conjuncts linking a cell to a subquery: the subquery's rows join the witness.
+        let mut links = Vec::new();
+        let mut plain = Vec::new();
+        for c in conjuncts {
+            match subquery_link(c) {
+                Some(link) if depth < MAX_SUBQUERY_DEPTH => links.push(link),
+                _ => plain.push(c),
+            }
+        }
+        for (outer, subquery) in links {
+            let outer = Resolver {
+                schema,
+                aliases: &self.aliases,
+                names: &names,
+                scope: scope.clone(),
+            }
+            .cell(outer);
+            if self.aliases.len() >= MAX_ALIASES {
+                break;
+            }
+            if let (Some(outer), Some(inner)) =
+                (outer, self.collect_subquery(subquery, schema, depth + 1))
+            {
+                self.atoms.push(Atom::Join(outer, inner));
+            }
         }
         let resolver = Resolver {
             schema,
             aliases: &self.aliases,
             names: &names,
+            scope: scope.clone(),
         };
-        let atoms: Vec<Atom> = conjuncts.iter().flat_map(|c| resolver.atoms(c)).collect();
+        let atoms: Vec<Atom> = plain.iter().flat_map(|c| resolver.atoms(c)).collect();
         // `HAVING count(…) > N`: N + 1 copies of the witness in one group.
         let mut having = Vec::new();
         if let Some(h) = &select.having {
@@ -209,7 +295,7 @@ impl Witness {
             OrderByKind::Expressions(keys) => keys.iter().find_map(|k| resolver.counted(&k.expr)),
             _ => None,
         });
-        if self.copies == 1 {
+        if self.copies == 1 && counts {
             if let Some((copies, counted)) = having
                 .iter()
                 .find_map(|h| resolver.count_at_least(h))
@@ -223,6 +309,7 @@ impl Witness {
             }
         }
         self.atoms.extend(atoms);
+        (names, scope)
     }
 
     /// The classes and checks of this witness, with atom `violated` (if any) made false: a
@@ -287,6 +374,7 @@ impl Witness {
             values: Vec::new(),
             group: Vec::new(),
             counted: None,
+            implied_from: self.implied_from,
         };
         for (i, &(alias, column)) in cells.iter().enumerate() {
             let c = class(&mut parent, i);
@@ -466,10 +554,100 @@ fn split_and<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     }
 }
 
+/// Like [`split_and`], but of `a OR b` only the conjuncts of `a`: rows satisfying them
+/// satisfy the disjunction.
+fn split_conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            split_conjuncts(left, out);
+            split_conjuncts(right, out);
+        }
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Or,
+            ..
+        } => split_conjuncts(left, out),
+        Expr::Nested(inner) => split_conjuncts(inner, out),
+        other => out.push(other),
+    }
+}
+
+/// `x IN (SELECT y …)`, or `x = (SELECT y …)` with `y` a column or its `min`/`max`: the
+/// compared expression and the subquery.
+fn subquery_link(e: &Expr) -> Option<(&Expr, &Query)> {
+    fn scalar(e: &Expr) -> Option<&Query> {
+        let mut e = e;
+        while let Expr::Nested(inner) = e {
+            e = inner;
+        }
+        let Expr::Subquery(q) = e else {
+            return None;
+        };
+        let select = first_select(q)?;
+        match select.projection.as_slice() {
+            [SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. }]
+                if extreme_argument(x).is_some()
+                    || matches!(x, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) =>
+            {
+                Some(q)
+            }
+            _ => None,
+        }
+    }
+    match e {
+        Expr::InSubquery {
+            expr,
+            subquery,
+            negated: false,
+        } => Some((expr, subquery)),
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq,
+            right,
+        } => match (scalar(left), scalar(right)) {
+            (None, Some(q)) => Some((left, q)),
+            (Some(q), None) => Some((right, q)),
+            _ => None,
+        },
+        Expr::Nested(inner) => subquery_link(inner),
+        _ => None,
+    }
+}
+
+/// The argument of `min(x)` or `max(x)`.
+fn extreme_argument(e: &Expr) -> Option<&Expr> {
+    let Expr::Function(f) = e else {
+        return None;
+    };
+    let name = f.name.to_string();
+    if !(name.eq_ignore_ascii_case("min") || name.eq_ignore_ascii_case("max")) {
+        return None;
+    }
+    match &f.args {
+        FunctionArguments::List(list) => match list.args.as_slice() {
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] => Some(x),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Subqueries nested deeper than this are left to chance (ATIS nests six).
+const MAX_SUBQUERY_DEPTH: usize = 8;
+
+/// A witness grows no further than this many aliases.
+const MAX_ALIASES: usize = 48;
+
 struct Resolver<'a> {
     schema: &'a SuiteSchema,
     aliases: &'a [usize],
     names: &'a [(String, usize)],
+    /// The aliases an unqualified column may belong to (the SELECT's own).
+    scope: Range<usize>,
 }
 
 /// An operand: a cell, or a constant.
@@ -498,7 +676,7 @@ impl Resolver<'_> {
                     .map(Operand::Cell)
             }
             Expr::Identifier(id) => {
-                let cell = (0..self.aliases.len()).find_map(|a| self.column(a, &id.value));
+                let cell = self.scope.clone().find_map(|a| self.column(a, &id.value));
                 match (cell, id.quote_style) {
                     (Some(c), _) => Some(Operand::Cell(c)),
                     // SQLite reads a double-quoted name that is no column as a string.
@@ -841,6 +1019,8 @@ pub(crate) mod tests {
                 Atom::Compare((1, 1), Cmp::Like("%VLDB%".into())),
                 Atom::Compare((0, 0), Cmp::Gt(Value::Integer(5))),
                 Atom::Compare((0, 1), Cmp::Eq(Value::Text("a".into()))),
+                // Of `a OR b`, the conjuncts of `a`.
+                Atom::Compare((0, 3), Cmp::Gt(Value::Integer(1))),
             ]
         );
         assert!(Witness::parse("SELECT 1", &academic()).is_none());
