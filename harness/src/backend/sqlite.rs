@@ -461,12 +461,13 @@ fn run_query_here(
     let deadline = start + limits.timeout;
     let blocks = Arc::new(AtomicU64::new(0));
     let counted = Arc::clone(&blocks);
-    let max_steps = limits.max_steps;
+    // The handler stops a query at the first block past its budget.
+    let max_blocks = limits.max_steps.map(|s| s / STEP_BLOCK as u64);
     conn.progress_handler(
         STEP_BLOCK,
         Some(move || {
             let n = counted.fetch_add(1, Ordering::Relaxed) + 1;
-            max_steps.is_some_and(|m| n * STEP_BLOCK as u64 > m) || Instant::now() >= deadline
+            max_blocks.is_some_and(|m| n > m) || Instant::now() >= deadline
         }),
     );
     let result = fetch(conn, sql, limits, deadline);
@@ -669,7 +670,11 @@ mod tests {
             max_steps: Some(max),
             ..limits()
         };
-        let run = |max| Sqlite.execute(&db, &count(10_000), &at(max)).map(|t| t.steps);
+        let run = |max| {
+            Sqlite
+                .execute(&db, &count(10_000), &at(max))
+                .map(|t| t.steps)
+        };
         assert_eq!(run(small.steps), Ok(small.steps));
         assert_eq!(
             run(small.steps - 1),

@@ -226,7 +226,7 @@ impl Exec {
         let suite = databases.len() > 1;
         let mut skipped = Vec::new();
         let mut up_to_ties = None;
-        let mut steps = executor.backend().counts_steps().then(|| Steps {
+        let mut steps = executor.backend().counts_steps().then_some(Steps {
             gold: 0,
             prediction: Some(0),
         });
@@ -267,8 +267,9 @@ impl Exec {
         timeout: Duration,
     ) -> Checked {
         let mut steps = None;
-        let agreement =
-            self.agree_on(g, pred_sql, executed, db, suite, executor, timeout, &mut steps);
+        let agreement = self.agree_on(
+            g, pred_sql, executed, db, suite, executor, timeout, &mut steps,
+        );
         Checked { agreement, steps }
     }
 
@@ -746,7 +747,11 @@ mod tests {
         };
         let fast = judge(options(), slow, slow).steps.expect("steps");
         assert!(fast.gold > 0, "{fast:?}");
-        assert_eq!(fast.prediction, Some(fast.gold), "the same query, the same steps");
+        assert_eq!(
+            fast.prediction,
+            Some(fast.gold),
+            "the same query, the same steps"
+        );
         let again = judge(options(), slow, slow).steps;
         assert_eq!(again, Some(fast), "steps are deterministic");
         // A wrong answer still has both counts; a budget stop counts up to the budget.
@@ -755,13 +760,20 @@ mod tests {
         assert_eq!(wrong.code, "rows_differ", "{wrong:?}");
         let alone = judge(options(), &never, &never).steps.map(|s| s.gold);
         assert_eq!(wrong.steps.and_then(|s| s.prediction), alone);
-        assert!(alone.is_some_and(|n| n.abs_diff(fast.gold) < 100), "{alone:?}");
+        assert!(
+            alone.is_some_and(|n| n.abs_diff(fast.gold) < 100),
+            "{alone:?}"
+        );
         let stopped = judge(classical(), gold, slow);
         assert_eq!(stopped.code, "step_budget", "{stopped:?}");
         let steps = stopped.steps.expect("steps");
         assert!(steps.prediction.is_some_and(|p| p > 100_000), "{steps:?}");
         // Past the gold's row count the prediction stops early: its steps are not known.
-        let rows = judge(options(), "SELECT name FROM s LIMIT 1", "SELECT name FROM s");
+        let rows = judge(
+            options(),
+            "SELECT name FROM s LIMIT 1",
+            "SELECT name FROM s",
+        );
         assert_eq!(rows.code, "row_count", "{rows:?}");
         assert_eq!(rows.steps.map(|s| s.prediction), Some(None));
         // A prediction that runs nothing reports none.
