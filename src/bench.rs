@@ -41,9 +41,21 @@ fn raw_open(db: &Database) -> rusqlite::Result<Connection> {
 /// Runs one query to completion (or its timeout), reading every value. Returns whether it
 /// timed out.
 pub(crate) fn raw_execute(conn: &Connection, sql: &str, timeout: Duration) -> bool {
+    raw_execute_capped(conn, sql, timeout, usize::MAX).0
+}
+
+/// Runs one query until it ends, times out, or has returned more than `cap` rows, reading
+/// every value. Returns whether it timed out, and the rows read.
+fn raw_execute_capped(
+    conn: &Connection,
+    sql: &str,
+    timeout: Duration,
+    cap: usize,
+) -> (bool, usize) {
     let deadline = Instant::now() + timeout;
     conn.progress_handler(2_000, Some(move || Instant::now() >= deadline));
-    let run = || -> rusqlite::Result<()> {
+    let mut read = 0usize;
+    let mut run = || -> rusqlite::Result<()> {
         let mut stmt = conn.prepare(sql)?;
         let n = stmt.column_count();
         let mut rows = stmt.raw_query();
@@ -51,12 +63,16 @@ pub(crate) fn raw_execute(conn: &Connection, sql: &str, timeout: Duration) -> bo
             for i in 0..n {
                 std::hint::black_box(row.get_ref(i)?);
             }
+            read += 1;
+            if read > cap {
+                break;
+            }
         }
         Ok(())
     };
     let _ = run();
     conn.progress_handler(0, None::<fn() -> bool>);
-    Instant::now() >= deadline
+    (Instant::now() >= deadline, read)
 }
 
 /// Runs, raw, what the evaluation of `pairs` runs: each item's gold once per database, and each
@@ -71,7 +87,9 @@ fn raw_baseline(
     for &(set, item) in pairs {
         by_item[item].push(set);
     }
-    let mut jobs: Vec<(Database, String)> = Vec::new();
+    // (database, query, whether it is a gold): a prediction is read as far as the evaluation
+    // reads it, one row past its gold's.
+    let mut jobs: Vec<(Database, String, bool)> = Vec::new();
     for (i, item) in eval.items().iter().enumerate() {
         let Ok(dbs) = &eval.dataset.databases[i] else {
             continue;
@@ -80,10 +98,10 @@ fn raw_baseline(
             continue;
         }
         for db in dbs {
-            jobs.push((db.clone(), options.gold_plan(&item.gold).sql));
+            jobs.push((db.clone(), options.gold_plan(&item.gold).sql, true));
             for &set in &by_item[i] {
                 let p = eval.prediction(set, i);
-                jobs.push((db.clone(), options.prediction_plan(p).sql));
+                jobs.push((db.clone(), options.prediction_plan(p).sql, false));
             }
         }
     }
@@ -96,7 +114,8 @@ fn raw_baseline(
         timed_out: 0,
     };
     let cpu = cpu_time();
-    for (db, sql) in &jobs {
+    let mut gold_rows = usize::MAX;
+    for (db, sql, is_gold) in &jobs {
         if !connections.iter().any(|(d, _)| d == db) {
             connections.push((db.clone(), raw_open(db)?));
         }
@@ -106,7 +125,12 @@ fn raw_baseline(
             .map(|(_, c)| c)
             .ok_or_else(|| anyhow::anyhow!("connection vanished"))?;
         let start = Instant::now();
-        raw.timed_out += usize::from(raw_execute(conn, sql, timeout));
+        let cap = if *is_gold { usize::MAX } else { gold_rows };
+        let (timed_out, rows) = raw_execute_capped(conn, sql, timeout, cap);
+        if *is_gold {
+            gold_rows = rows;
+        }
+        raw.timed_out += usize::from(timed_out);
         raw.total += start.elapsed();
         bar.inc();
     }
@@ -210,6 +234,17 @@ pub fn run(
         secs(before.wall) / secs(after.wall).max(1e-9)
     );
     println!("  verdicts changed by the budget: {}", changed.len());
+    let mut transitions: std::collections::BTreeMap<(String, String), usize> = Default::default();
+    for &&p in &changed {
+        let key = (
+            code(&clock, p).unwrap_or_default(),
+            code(&stepped, p).unwrap_or_default(),
+        );
+        *transitions.entry(key).or_default() += 1;
+    }
+    for ((from, to), n) in &transitions {
+        println!("    {from} → {to}: {n}");
+    }
     for &&(s, i) in changed.iter().take(SHOWN_CHANGES) {
         println!(
             "    {}::{}: {} → {}",
