@@ -20,7 +20,6 @@ use crate::progress::Progress;
 
 /// Time of the raw baseline.
 struct Raw {
-    total: Duration,
     cpu: Duration,
     queries: usize,
     timed_out: usize,
@@ -108,7 +107,6 @@ fn raw_baseline(
     let bar = Progress::new(jobs.len() as u64, "raw sqlite");
     let mut connections: Vec<(Database, Connection)> = Vec::new();
     let mut raw = Raw {
-        total: Duration::ZERO,
         cpu: Duration::ZERO,
         queries: jobs.len(),
         timed_out: 0,
@@ -124,14 +122,12 @@ fn raw_baseline(
             .find(|(d, _)| d == db)
             .map(|(_, c)| c)
             .ok_or_else(|| anyhow::anyhow!("connection vanished"))?;
-        let start = Instant::now();
         let cap = if *is_gold { usize::MAX } else { gold_rows };
         let (timed_out, rows) = raw_execute_capped(conn, sql, timeout, cap);
         if *is_gold {
             gold_rows = rows;
         }
         raw.timed_out += usize::from(timed_out);
-        raw.total += start.elapsed();
         bar.inc();
     }
     raw.cpu = cpu_time().saturating_sub(cpu);

@@ -231,12 +231,15 @@ impl Exec {
             prediction: Some(0),
         });
         for (position, db) in databases.iter().enumerate() {
-            let checked = self.check_one(gold, pred_sql, executed, db, suite, executor, timeout);
-            if let (Some(total), Some(run)) = (steps.as_mut(), checked.steps) {
+            let mut run = None;
+            let agreement = self.check_one(
+                gold, pred_sql, executed, db, suite, executor, timeout, &mut run,
+            );
+            if let (Some(total), Some(run)) = (steps.as_mut(), run) {
                 total.gold += run.gold;
                 total.prediction = total.prediction.zip(run.prediction).map(|(a, b)| a + b);
             }
-            match checked.agreement {
+            match agreement {
                 Ok(Agreement::Exact) => {}
                 Ok(Agreement::UpToTies(how)) => up_to_ties = up_to_ties.or(Some(how)),
                 Ok(Agreement::GoldFailed(why)) => skipped.push(why),
@@ -254,28 +257,9 @@ impl Exec {
         Outcome::Agree(skipped, up_to_ties, steps)
     }
 
-    /// [`Exec::first_difference`] on one database.
+    /// [`Exec::first_difference`] on one database; sets `steps` once the gold's are known.
     #[allow(clippy::too_many_arguments)]
     fn check_one(
-        &self,
-        g: &Gold<'_>,
-        pred_sql: &str,
-        executed: &str,
-        db: &Database,
-        suite: bool,
-        executor: &Executor,
-        timeout: Duration,
-    ) -> Checked {
-        let mut steps = None;
-        let agreement = self.agree_on(
-            g, pred_sql, executed, db, suite, executor, timeout, &mut steps,
-        );
-        Checked { agreement, steps }
-    }
-
-    /// [`Exec::check_one`]'s comparison; sets `steps` once the gold's are known.
-    #[allow(clippy::too_many_arguments)]
-    fn agree_on(
         &self,
         g: &Gold<'_>,
         pred_sql: &str,
@@ -384,13 +368,6 @@ struct Gold<'a> {
     compare: CompareOptions,
     /// Tie-aware comparison (ordered golds only): how the gold orders its rows.
     order: Option<&'a OrderPlan>,
-}
-
-/// What [`Exec::check_one`] found on one database: the agreement, or the verdict of the
-/// first difference; and the steps both queries took, once the gold ran.
-struct Checked {
-    agreement: Result<Agreement, Box<Verdict>>,
-    steps: Option<Steps>,
 }
 
 /// How a prediction agreed with the gold on one database.

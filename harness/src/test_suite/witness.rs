@@ -250,7 +250,7 @@ impl Witness {
         conditions.extend(&select.selection);
         let mut conjuncts = Vec::new();
         for c in conditions {
-            split_conjuncts(c, &mut conjuncts);
+            split_and(c, true, &mut conjuncts);
         }
         // Conjuncts linking a cell to a subquery: the subquery's rows join the witness.
         let mut links = Vec::new();
@@ -288,7 +288,7 @@ impl Witness {
         // `HAVING count(…) > N`: N + 1 copies of the witness in one group.
         let mut having = Vec::new();
         if let Some(h) = &select.having {
-            split_and(h, &mut having);
+            split_and(h, false, &mut having);
         }
         // `ORDER BY count(…)`: a group of 3 leads the others, which seldom have as many.
         let ranked = order_by.and_then(|o| match &o.kind {
@@ -539,39 +539,24 @@ fn inner_constraint(op: &JoinOperator) -> Option<&JoinConstraint> {
     }
 }
 
-fn split_and<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+/// The conjuncts of `e`; with `first_of_or`, of `a OR b` only the conjuncts of `a` (rows
+/// satisfying them satisfy the disjunction), otherwise the disjunction whole.
+fn split_and<'a>(e: &'a Expr, first_of_or: bool, out: &mut Vec<&'a Expr>) {
     match e {
         Expr::BinaryOp {
             left,
             op: BinaryOperator::And,
             right,
         } => {
-            split_and(left, out);
-            split_and(right, out);
-        }
-        Expr::Nested(inner) => split_and(inner, out),
-        other => out.push(other),
-    }
-}
-
-/// Like [`split_and`], but of `a OR b` only the conjuncts of `a`: rows satisfying them
-/// satisfy the disjunction.
-fn split_conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
-    match e {
-        Expr::BinaryOp {
-            left,
-            op: BinaryOperator::And,
-            right,
-        } => {
-            split_conjuncts(left, out);
-            split_conjuncts(right, out);
+            split_and(left, first_of_or, out);
+            split_and(right, first_of_or, out);
         }
         Expr::BinaryOp {
             left,
             op: BinaryOperator::Or,
             ..
-        } => split_conjuncts(left, out),
-        Expr::Nested(inner) => split_conjuncts(inner, out),
+        } if first_of_or => split_and(left, first_of_or, out),
+        Expr::Nested(inner) => split_and(inner, first_of_or, out),
         other => out.push(other),
     }
 }
