@@ -151,7 +151,11 @@ fn bench_measures_the_step_budget_against_wall_clock_limits() {
     for expected in [
         "exec, wall-clock limits only (2000 ms per query), one pool:",
         "exec, step budget 1000000 + 100 × the gold's steps",
-        "the 40 predictions that finish within the limits, least CPU of 3 rounds:",
+        "the 40 predictions that finish within the limits, least CPU of 3 rounds;",
+        "against raw SQLite, every pair's queries (60, one thread)",
+        // Golds the two sets share, and predictions they both made, run once.
+        "against raw SQLite, each distinct query once (44, one thread)",
+        "light predictions (gold and prediction within 100000 steps each under the budget)",
         "step-budget overhead: with a budget that never fires",
         "% of 2 cores)",
     ] {

@@ -22,6 +22,8 @@
 
 #[path = "hostile/generator.rs"]
 mod generator;
+#[path = "postgres/client.rs"]
+mod pg_client;
 #[path = "hostile/pg_generator.rs"]
 mod pg_generator;
 
@@ -32,6 +34,7 @@ use std::time::Instant;
 
 use generator::{Class, Table, Target};
 use libtest_mimic::{Arguments, Failed, Trial};
+use pg_client::{connect as pg_connect, pg};
 use sha2::{Digest, Sha256};
 use sqlsuite::harness;
 
@@ -462,41 +465,16 @@ fn invalid_utf8() -> Result<(), Failed> {
     Ok(())
 }
 
-fn pg(e: postgres::Error) -> String {
-    match e.as_db_error() {
-        Some(db) => format!("{}: {}", db.code().code(), db.message()),
-        None => e.to_string(),
-    }
-}
+/// Everything a prediction could change that a client sees: rows, locks held by any session,
+/// and the catalog ([`pg_client::fingerprint`]).
+const PG_FINGERPRINT: &[&str] = &[
+    "SELECT md5(string_agg(t::text, ';' ORDER BY t::text)) FROM victim t",
+    "SELECT md5(string_agg(t::text, ';' ORDER BY t::text)) FROM big t",
+    "SELECT count(*)::text FROM pg_locks WHERE locktype = 'advisory'",
+];
 
-fn pg_connect(conn: &str, db: &str) -> Result<postgres::Client, Failed> {
-    let mut config = <postgres::Config as std::str::FromStr>::from_str(conn).map_err(pg)?;
-    config.dbname(db);
-    Ok(config.connect(postgres::NoTls).map_err(pg)?)
-}
-
-/// Everything a prediction could change that a client sees: rows, relations, functions, large
-/// objects, database settings, the sequence, and locks held by any session.
 fn pg_fingerprint(client: &mut postgres::Client) -> Result<String, Failed> {
-    let mut out = String::new();
-    for query in [
-        "SELECT md5(string_agg(t::text, ';' ORDER BY t::text)) FROM victim t",
-        "SELECT md5(string_agg(t::text, ';' ORDER BY t::text)) FROM big t",
-        "SELECT string_agg(relname || ':' || relkind::text, ',' ORDER BY relname) FROM pg_class \
-         WHERE relnamespace = 'public'::regnamespace",
-        "SELECT count(*)::text FROM pg_proc WHERE pronamespace = 'public'::regnamespace",
-        "SELECT count(*)::text FROM pg_largeobject_metadata",
-        "SELECT coalesce(string_agg(array_to_string(setconfig, ','), ';'), '') \
-         FROM pg_db_role_setting",
-        "SELECT last_value::text FROM victim_seq",
-        "SELECT count(*)::text FROM pg_locks WHERE locktype = 'advisory'",
-    ] {
-        let row = client.query_one(query, &[]).map_err(pg)?;
-        let v: Option<String> = row.get(0);
-        out.push_str(&v.unwrap_or_default());
-        out.push('\n');
-    }
-    Ok(out)
+    pg_client::fingerprint(client, PG_FINGERPRINT)
 }
 
 /// The PostgreSQL campaign, through the backend connected as the read-only role an evaluation

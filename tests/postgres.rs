@@ -22,6 +22,11 @@ use std::time::{Duration, Instant};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use postgres::{Client, Config, NoTls};
+
+#[path = "postgres/client.rs"]
+mod client;
+
+use client::{connect, pg};
 use sqlsuite::backend::postgres::{Postgres, MAX_VALUE_BYTES, TEMP_FILE_LIMIT, WORK_MEM};
 use sqlsuite::backend::{Backend, Database, Limits, QueryError};
 use sqlsuite::denotation::{ColumnType, Value};
@@ -67,40 +72,12 @@ fn main() -> ExitCode {
     libtest_mimic::run(&args, trials).exit_code()
 }
 
-/// A client error with the server's message (the `Display` of `postgres::Error` is terse).
-fn pg(e: postgres::Error) -> String {
-    match e.as_db_error() {
-        Some(db) => format!("{}: {}", db.code().code(), db.message()),
-        None => e.to_string(),
-    }
-}
+/// Everything a prediction could change that we can see: the rows of every table, and the
+/// catalog ([`client::fingerprint`]).
+const FINGERPRINT: &[&str] = &["SELECT string_agg(t::text, ';' ORDER BY t::text) FROM victim t"];
 
-fn connect(conn: &str, db: &str) -> Result<Client, Failed> {
-    let mut config = Config::from_str(conn).map_err(pg)?;
-    config.dbname(db);
-    Ok(config.connect(NoTls).map_err(pg)?)
-}
-
-/// Everything a prediction could change that we can see: the rows of every table, the list of
-/// relations, functions and large objects, and the database-level settings.
 fn fingerprint(client: &mut Client) -> Result<String, Failed> {
-    let mut out = String::new();
-    for query in [
-        "SELECT string_agg(t::text, ';' ORDER BY t::text) FROM victim t",
-        "SELECT string_agg(relname || ':' || relkind::text, ',' ORDER BY relname) FROM pg_class \
-         WHERE relnamespace = 'public'::regnamespace",
-        "SELECT count(*)::text FROM pg_proc WHERE pronamespace = 'public'::regnamespace",
-        "SELECT count(*)::text FROM pg_largeobject_metadata",
-        "SELECT coalesce(string_agg(array_to_string(setconfig, ','), ';'), '') \
-         FROM pg_db_role_setting",
-        "SELECT last_value::text FROM victim_seq",
-    ] {
-        let row = client.query_one(query, &[]).map_err(pg)?;
-        let v: Option<String> = row.get(0);
-        out.push_str(&v.unwrap_or_default());
-        out.push('\n');
-    }
-    Ok(out)
+    client::fingerprint(client, FINGERPRINT)
 }
 
 fn read_only(admin: &str) -> Result<(), Failed> {

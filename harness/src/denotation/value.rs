@@ -134,6 +134,21 @@ impl Value {
     }
 }
 
+impl Value {
+    /// The same type and the same value, bit for bit for floats (`1` is not `1.0`, nor `0.0`
+    /// `-0.0`): what no test of the comparison can tell apart.
+    pub fn identical(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Real(a), Value::Real(b)) => a.to_bits() == b.to_bits(),
+            (Value::Text(a), Value::Text(b)) => a == b,
+            (Value::Blob(a), Value::Blob(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
         match (self, other) {

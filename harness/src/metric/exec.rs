@@ -15,6 +15,8 @@
 //! a suite and over `plug_value`'s bounded candidates shares the private `Gold` and `Outcome`;
 //! the tests pin each verdict code and reason the spec lists.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
@@ -147,6 +149,15 @@ fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, Manife
 pub struct Exec {
     options: ExecOptions,
     limits: Limits,
+    /// Each gold text planned once, for every prediction set that meets it.
+    planned: Arc<Mutex<HashMap<String, Arc<PlannedGold>>>>,
+}
+
+/// A gold's plan and, for the tie-aware comparison of an ordered gold, how it orders its rows.
+#[derive(Debug)]
+struct PlannedGold {
+    plan: GoldPlan,
+    order: Option<OrderPlan>,
 }
 
 /// At most this many `plug_value` candidates are tried per item (`spec/exec.md` §4a). The 14
@@ -178,7 +189,32 @@ const SHOWN_ROWS: usize = 5;
 impl Exec {
     pub fn new(options: ExecOptions) -> Exec {
         let limits = options.limits.limits();
-        Exec { options, limits }
+        Exec {
+            options,
+            limits,
+            planned: Arc::default(),
+        }
+    }
+
+    /// The gold planned, once per gold text.
+    fn planned(&self, gold: &str) -> Arc<PlannedGold> {
+        let lock = || {
+            self.planned
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        if let Some(planned) = lock().get(gold) {
+            return Arc::clone(planned);
+        }
+        let plan = self.options.gold_plan(gold);
+        let order = self
+            .options
+            .tie_aware()
+            .then(|| plan.order_plan())
+            .filter(|_| plan.compare.order_matters);
+        let planned = Arc::new(PlannedGold { plan, order });
+        lock().insert(gold.to_owned(), Arc::clone(&planned));
+        planned
     }
 
     /// The options it was made with (their plans: [`super::exec_plan`]).
@@ -426,23 +462,19 @@ impl Metric for Exec {
         databases: &[Database],
         executor: &Executor,
     ) -> Verdict {
-        let gold = self.options.gold_plan(&item.gold);
-        let order = self
-            .options
-            .tie_aware()
-            .then(|| gold.order_plan())
-            .filter(|_| gold.compare.order_matters);
+        let planned = self.planned(&item.gold);
+        let gold = &planned.plan;
         let g = Gold {
             sql: gold.sql.as_str(),
             compare: gold.compare,
-            order: order.as_ref(),
+            order: planned.order.as_ref(),
         };
         let flags = if self.options.tie_aware() {
             exec_order::gold_flags(g.sql, g.order, databases, executor, &self.limits)
         } else {
             Vec::new()
         };
-        self.judge(item, prediction, &g, &gold, databases, executor)
+        self.judge(item, prediction, &g, gold, databases, executor)
             .with_gold_flags(flags)
     }
 }

@@ -13,6 +13,7 @@
 //! Behaviour was checked against CPython 3.11 (Unicode 14.0).
 
 use super::py_regex::{Scanner, Text};
+use super::sqlparse::contains_ignore_ascii_case;
 
 /// Re-joins comparison operators whose two characters were separated by a
 /// single space, as produced by some tokenizers (`> =` becomes `>=`).
@@ -23,6 +24,12 @@ use super::py_regex::{Scanner, Text};
 /// exactly like `str.replace`, so `"> = ="` becomes `">= ="` and a run such
 /// as `"!  ="` (two spaces) is left alone.
 pub fn fix_tokenized_operators(sql: &str) -> String {
+    let tokenized = |w: &[u8]| {
+        w[1] == b' ' && (matches!((w[0], w[2]), (b'>' | b'<' | b'!', b'=') | (b'<', b'>')))
+    };
+    if !sql.as_bytes().windows(3).any(tokenized) {
+        return sql.to_owned();
+    }
     sql.replace("> =", ">=")
         .replace("< =", "<=")
         .replace("! =", "!=")
@@ -38,6 +45,16 @@ pub fn fix_tokenized_operators(sql: &str) -> String {
 /// `"2020- 1"`). Whitespace is Python's Unicode notion (see
 /// [`crate::python::python_strip`]); letters match case-insensitively.
 pub fn replace_cur_year(sql: &str) -> String {
+    // `YEAR` matches only its ASCII letters in any case (none of them has a non-ASCII case
+    // partner in Python's `re`): without them the text comes back as it is.
+    if !contains_ignore_ascii_case(sql, "year") {
+        return sql.to_owned();
+    }
+    replace_cur_year_scanned(sql)
+}
+
+/// [`replace_cur_year`] without its shortcut: every position scanned.
+fn replace_cur_year_scanned(sql: &str) -> String {
     let text = Text::new(sql);
     let chars = &text.chars;
     let mut out = String::with_capacity(sql.len());
@@ -75,6 +92,26 @@ mod tests {
 
     use super::super::sqlparse::remove_distinct;
     use super::*;
+
+    #[test]
+    fn replace_cur_year_shortcut_agrees_with_scanning() {
+        let texts = [
+            "SELECT a FROM t",
+            "SELECT a FROM t WHERE b = 'ÿ—é' AND c = \"İK\" AND d = 'ſ'",
+            "SELECT YEAR(CURDATE()) - 1",
+            "select year ( curdate ( ) ) from t",
+            "SELECT yEaR(CurDate())",
+            "SELECT yearly FROM t",
+        ];
+        for text in texts {
+            assert_eq!(
+                replace_cur_year(text),
+                replace_cur_year_scanned(text),
+                "{text:?}"
+            );
+        }
+        assert_eq!(replace_cur_year("SELECT yEaR(CurDate())"), "SELECT 2020");
+    }
 
     #[test]
     fn fix_tokenized_operators_replaces_in_order() {

@@ -58,6 +58,16 @@ use split::{first_statement_end, split_unquoted_newlines, statement_end};
 /// 0.5.4 and earlier do with that prediction. Unicode character classes
 /// follow CPython 3.11 (Unicode 14.0).
 pub fn remove_distinct(sql: &str) -> String {
+    // Without a `;`, a `GO` or a `distinct` in any letter case nothing ends the first statement
+    // early and no token is dropped: the text comes back as it is, without lexing it.
+    if !sql.contains(';') && !sql.contains("GO") && !contains_ignore_ascii_case(sql, "distinct") {
+        return sql.to_owned();
+    }
+    remove_distinct_lexed(sql)
+}
+
+/// [`remove_distinct`] without its shortcut: every text lexed.
+fn remove_distinct_lexed(sql: &str) -> String {
     let text = Text::new(sql);
     let lexer = Lexer::new(&text.chars);
     let Some(end) = first_statement_end(&lexer) else {
@@ -192,6 +202,14 @@ pub fn sqlparse_string_literals(sql: &str) -> Vec<String> {
 /// Whether a token's text is `distinct` under Python's `str.lower()`. Only
 /// ASCII letters lower-case to the single letters of `distinct`, so an
 /// ASCII comparison is exact.
+/// Whether `needle` (ASCII) occurs in `haystack`, ASCII letters matched in any case.
+pub(crate) fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 fn is_distinct(token: &[char]) -> bool {
     token.len() == 8
         && token
@@ -210,6 +228,46 @@ mod tests {
     //! Expected strings were printed by CPython 3.11 with sqlparse 0.6.1.
 
     use super::*;
+
+    /// Texts with none of `;`, `GO` and `distinct` (the shortcut's conditions), and some with
+    /// one of them: the shortcut must give what lexing gives.
+    const SHORTCUT_TEXTS: &[&str] = &[
+        "",
+        "   ",
+        "\n\t ",
+        "SELECT name FROM singer",
+        "  SELECT a FROM t  \n",
+        "select * from t where a = 'x' -- comment\n",
+        "SELECT /* c */ a FROM t",
+        "SELECT \"go\" FROM t WHERE b = 'Go' AND c = 'gO' go",
+        "BEGIN SELECT 1 END",
+        "SELECT (a FROM t",
+        "SELECT a FROM t WHERE b = 'ÿ—é' AND c = \"İK\"",
+        "SELECT year FROM t WHERE YEAR(CURDATE()) > 1",
+        "SELECT dist inct a FROM t",
+        "SELECT a FROM t GO SELECT b FROM u",
+        "SELECT a; SELECT b",
+        "SELECT DISTINCT a FROM t",
+        "SELECT distinct_id FROM t",
+        "SELECT 'a;b' FROM t",
+    ];
+
+    #[test]
+    fn remove_distinct_shortcut_agrees_with_lexing() {
+        for text in SHORTCUT_TEXTS {
+            assert_eq!(
+                remove_distinct(text),
+                remove_distinct_lexed(text),
+                "{text:?}"
+            );
+        }
+        // … and it is taken where nothing would change.
+        assert_eq!(
+            remove_distinct("SELECT \"go\" FROM t go"),
+            "SELECT \"go\" FROM t go"
+        );
+        assert_eq!(remove_distinct("SELECT a; SELECT b"), "SELECT a; ");
+    }
 
     #[test]
     fn remove_distinct_drops_whole_tokens_only() {
