@@ -16,17 +16,16 @@
 //! one); without it the trials are reported as ignored with the reason, and fail under
 //! `SQLSUITE_REQUIRE_SHARED=1` (as in CI, which starts a server).
 
+#[path = "postgres/client.rs"]
+mod client;
+
 use std::process::ExitCode;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
+use client::{connect, pg};
 use libtest_mimic::{Arguments, Failed, Trial};
 use postgres::{Client, Config, NoTls};
-
-#[path = "postgres/client.rs"]
-mod client;
-
-use client::{connect, pg};
 use sqlsuite::backend::postgres::{Postgres, MAX_VALUE_BYTES, TEMP_FILE_LIMIT, WORK_MEM};
 use sqlsuite::backend::{Backend, Database, Limits, QueryError};
 use sqlsuite::denotation::{ColumnType, Value};

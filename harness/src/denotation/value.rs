@@ -132,9 +132,7 @@ impl Value {
             _ => 0,
         }
     }
-}
 
-impl Value {
     /// The same type and the same value, bit for bit for floats (`1` is not `1.0`, nor `0.0`
     /// `-0.0`): what no test of the comparison can tell apart.
     pub fn identical(&self, other: &Value) -> bool {

@@ -199,9 +199,6 @@ pub fn sqlparse_string_literals(sql: &str) -> Vec<String> {
     literals
 }
 
-/// Whether a token's text is `distinct` under Python's `str.lower()`. Only
-/// ASCII letters lower-case to the single letters of `distinct`, so an
-/// ASCII comparison is exact.
 /// Whether `needle` (ASCII) occurs in `haystack`, ASCII letters matched in any case.
 pub(crate) fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
     haystack
@@ -210,6 +207,9 @@ pub(crate) fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
         .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
+/// Whether a token's text is `distinct` under Python's `str.lower()`. Only
+/// ASCII letters lower-case to the single letters of `distinct`, so an
+/// ASCII comparison is exact.
 fn is_distinct(token: &[char]) -> bool {
     token.len() == 8
         && token
