@@ -390,6 +390,9 @@ pub fn distill_schema(
     let base_name;
     let original_db = input.original.as_ref().map(Database::file);
     let base_conn;
+    // A random base's seed: its twin (the same rows in reverse order) tells whether a gold's
+    // question has a natural answer on it.
+    let mut base_seed = None;
     let base = match &original_db {
         Some(db) => {
             base_name = format!("{db_id}_0.sqlite");
@@ -415,6 +418,7 @@ pub fn distill_schema(
             let Some((index, e)) = failure else {
                 base_name = format!("{db_id}_{k}.sqlite");
                 base_conn = conn;
+                base_seed = Some(seed);
                 break Target::Memory(&base_conn);
             };
             rejected += 1;
@@ -427,7 +431,10 @@ pub fn distill_schema(
     };
 
     // Validate neighbors on the base (in parallel over golds when it is a file): a neighbor
-    // that fails there is dropped; the targets the base tells apart are closed.
+    // that fails there is dropped; the targets the base tells apart are closed — unless the
+    // gold's question has no natural answer on a random base (a tie decides a superlative):
+    // then the base is no part of its suite, as any drawn database would not be, and tells
+    // none of its neighbors apart.
     let validate = |p: &mut Prepared, o: &mut GoldOutcome, target: &Target| {
         let gold = match target.run(&p.gold, &limits) {
             Ok(t) => t,
@@ -441,13 +448,29 @@ pub fn distill_schema(
                 return;
             }
         };
+        let ambiguous = options.reject_ambiguous
+            && base_seed.is_some_and(|seed| {
+                let mut twin = Twin {
+                    schema: &input.schema,
+                    constants: &constants,
+                    seed,
+                    conn: None,
+                };
+                // A twin that cannot be drawn leaves the question open: not told apart here.
+                p.presupposes
+                    .fails(&p.gold, &gold, p.options, target, &mut twin, &gold_limits)
+                    .unwrap_or(true)
+            });
+        if ambiguous {
+            o.ambiguous_on.push(base_name.clone());
+        }
         // A probe that does not run on the base is dropped; one the base satisfies is closed.
         let mut kept_probes = Vec::new();
         for mut probe in o.probes.drain(..) {
             if let Ok(satisfied) =
                 differs(target, &gold, &probe.probe.sql, p.options, &neighbor_limits)
             {
-                if satisfied {
+                if satisfied && !ambiguous {
                     probe.satisfied_by = Some(base_name.clone());
                 }
                 kept_probes.push(probe);
@@ -468,17 +491,22 @@ pub fn distill_schema(
                     continue;
                 }
             };
-            let mut open = Vec::with_capacity(ts.len());
-            if !as_written {
-                open.push(ts[0].clone());
-            }
-            for t in ts.drain(..).skip(1) {
-                if let Ok(false) | Err(QueryError::Timeout { .. }) =
-                    differs(target, &gold, &t, p.options, &neighbor_limits)
-                {
-                    open.push(t);
+            let open = if ambiguous {
+                ts
+            } else {
+                let mut open = Vec::with_capacity(ts.len());
+                if !as_written {
+                    open.push(ts[0].clone());
                 }
-            }
+                for t in ts.drain(..).skip(1) {
+                    if let Ok(false) | Err(QueryError::Timeout { .. }) =
+                        differs(target, &gold, &t, p.options, &neighbor_limits)
+                    {
+                        open.push(t);
+                    }
+                }
+                open
+            };
             let mut n = n;
             if open.is_empty() {
                 n.distinguished_by = Some(base_name.clone());
@@ -504,6 +532,10 @@ pub fn distill_schema(
             .zip(outcomes.iter_mut())
             .for_each(|(p, o)| validate(p, o, &base)),
     }
+    ambiguous += outcomes
+        .iter()
+        .filter(|o| o.ambiguous_on.contains(&base_name))
+        .count();
     match &input.original {
         Some(path) if path.extension().is_some_and(|e| e == "sql") => {
             // A `.sql` script original becomes a database file in the suite.
