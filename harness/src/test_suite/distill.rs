@@ -433,8 +433,9 @@ pub fn distill_schema(
     // Validate neighbors on the base (in parallel over golds when it is a file): a neighbor
     // that fails there is dropped; the targets the base tells apart are closed — unless the
     // gold's question has no natural answer on a random base (a tie decides a superlative):
-    // then the base is no part of its suite, as any drawn database would not be, and tells
-    // none of its neighbors apart.
+    // then the base tells none of its neighbors apart. It stays in the gold's suite (the one
+    // database every gold is sure to run on: a gold that fails everywhere else would be
+    // left with none).
     let validate = |p: &mut Prepared, o: &mut GoldOutcome, target: &Target| {
         let gold = match target.run(&p.gold, &limits) {
             Ok(t) => t,
@@ -461,9 +462,6 @@ pub fn distill_schema(
                     .fails(&p.gold, &gold, p.options, target, &mut twin, &gold_limits)
                     .unwrap_or(true)
             });
-        if ambiguous {
-            o.ambiguous_on.push(base_name.clone());
-        }
         // A probe that does not run on the base is dropped; one the base satisfies is closed.
         let mut kept_probes = Vec::new();
         for mut probe in o.probes.drain(..) {
@@ -532,10 +530,6 @@ pub fn distill_schema(
             .zip(outcomes.iter_mut())
             .for_each(|(p, o)| validate(p, o, &base)),
     }
-    ambiguous += outcomes
-        .iter()
-        .filter(|o| o.ambiguous_on.contains(&base_name))
-        .count();
     match &input.original {
         Some(path) if path.extension().is_some_and(|e| e == "sql") => {
             // A `.sql` script original becomes a database file in the suite.
