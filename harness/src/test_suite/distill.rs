@@ -85,6 +85,9 @@ impl Default for DistillOptions {
 /// [`DistillOptions::max_steps`] by default: a millisecond or two of work here.
 pub const DEFAULT_MAX_STEPS: u64 = 200_000;
 
+/// At most this many databases are drawn for a gold alone, after it failed on a drawn one.
+pub const ALONE_DATABASES: usize = 3;
+
 /// How many rejected databases a schema's outcome explains.
 pub const REJECTIONS_REPORTED: usize = 10;
 
@@ -563,6 +566,9 @@ pub fn distill_schema(
         .map(|o| o.unmatched_constants.is_empty())
         .collect();
     let probe_budget = options.max_databases / 4;
+    // Per gold: whether it failed on a drawn database, and the databases drawn for it alone.
+    let mut failed_drawn = vec![false; prepared.len()];
+    let mut alone_drawn = vec![0usize; prepared.len()];
     let open_golds = |prepared: &[Prepared], probing: bool| -> Vec<usize> {
         (0..prepared.len())
             .filter(|&g| {
@@ -584,12 +590,29 @@ pub fn distill_schema(
         next_k += 1;
         sampled += 1;
         let seed = database_seed(options.seed, &db_id, k);
-        // Focus each database on one gold that still has neighbors to tell apart, in turn.
-        let focus = open[k % open.len()];
+        // Every other database, a gold that failed on an earlier drawn one (its joins
+        // multiplied past the limits over the rows witnessing other golds) gets one of its
+        // own: its witness alone, the one with fewest such first, at most ALONE_DATABASES
+        // times.
+        let alone = k
+            .is_multiple_of(2)
+            .then(|| {
+                open.iter()
+                    .copied()
+                    .filter(|&g| failed_drawn[g] && alone_drawn[g] < ALONE_DATABASES)
+                    .min_by_key(|&g| alone_drawn[g])
+            })
+            .flatten();
+        // Otherwise focus each database on one gold that still has neighbors to tell apart,
+        // in turn.
+        let focus = alone.unwrap_or(open[k % open.len()]);
+        if let Some(g) = alone {
+            alone_drawn[g] += 1;
+        }
         // The other witnessed golds: spread over the open ones, and natural like the focus.
         let stride = (open.len() / options.witnesses_per_database.max(1)).max(1);
         let mut others: Vec<usize> = Vec::new();
-        for j in 1..open.len() {
+        for j in (1..open.len()).filter(|_| alone.is_none()) {
             let g = open[(k + j * stride) % open.len()];
             if others.len() + 1 >= options.witnesses_per_database {
                 break;
@@ -655,6 +678,7 @@ pub fn distill_schema(
         let mut failing: Vec<(usize, QueryError)> = Vec::new();
         for (&g, e) in open.iter().zip(examined) {
             if let Some(error) = e.failure {
+                failed_drawn[g] = true;
                 failing.push((g, error));
             } else if e.ambiguous {
                 excluded.push(g);

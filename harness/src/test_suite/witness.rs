@@ -460,6 +460,25 @@ impl Instance {
         self.fits(c, &v).then_some(v)
     }
 
+    /// For a class with an inclusive bound (`<=`, `>=`, an end of a `BETWEEN`, or a strict
+    /// bound's negation in a near miss), a value exactly on one of its bounds. Such a row tells
+    /// the gold from neighbors that make the bound strict (`<` for `<=`), which a value drawn
+    /// or built inside the range (`construct`'s, up to two steps in) is less often.
+    pub fn on_bound(&self, c: usize, rng: &mut fastrand::Rng) -> Option<Value> {
+        let bounds: Vec<&Value> = self.checks[c]
+            .iter()
+            .filter_map(|k| match k {
+                Cmp::Le(x) | Cmp::Ge(x) => Some(x),
+                _ => None,
+            })
+            .collect();
+        if bounds.is_empty() {
+            return None;
+        }
+        let v = bounds[rng.usize(..bounds.len())].clone();
+        self.fits(c, &v).then_some(v)
+    }
+
     /// A value built from the checks of class `c` when no natural one fits: just past each
     /// bound, a LIKE pattern with its wildcards filled, `like` a number (or text) `template`.
     pub fn construct(&self, c: usize, template: &Value, rng: &mut fastrand::Rng) -> Value {
