@@ -615,6 +615,86 @@ fn distill_writes_a_suite_elsewhere_than_the_manifest_globs() {
 }
 
 #[test]
+fn distill_gives_a_gold_that_failed_databases_of_its_own() {
+    // ATIS in small: key-less tables, eight golds joining two cities through airports, and a
+    // gold whose `OR` leaves two aliases unjoined in each branch, so that per flight it runs
+    // a cross product of the other tables. Over the rows witnessing eight golds it runs past
+    // its step budget; on a database witnessing it alone it answers.
+    let dir = tempfile::tempdir().unwrap();
+    let db_dir = dir.path().join("db/air");
+    std::fs::create_dir_all(&db_dir).unwrap();
+    rusqlite::Connection::open(db_dir.join("air.sqlite"))
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE CITY (CITY_CODE TEXT, CITY_NAME TEXT);
+             CREATE TABLE SERVICE (CITY_CODE TEXT, AIRPORT_CODE TEXT);
+             CREATE TABLE FLIGHT (FLIGHT_ID INTEGER, AIRLINE TEXT, FROM_AIRPORT TEXT, TO_AIRPORT TEXT);",
+        )
+        .unwrap();
+    let tables = "FROM CITY AS C0 , SERVICE AS S0 , CITY AS C1 , SERVICE AS S1 , FLIGHT AS F";
+    let mut golds = vec![format!(
+        "SELECT DISTINCT F.FLIGHT_ID {tables} WHERE F.AIRLINE = \"UA\" AND ( ( F.TO_AIRPORT = \
+         S0.AIRPORT_CODE AND S0.CITY_CODE = C0.CITY_CODE AND C0.CITY_NAME = \"DENVER\" ) OR ( \
+         F.FROM_AIRPORT = S1.AIRPORT_CODE AND S1.CITY_CODE = C1.CITY_CODE AND C1.CITY_NAME = \
+         \"DENVER\" ) )"
+    )];
+    let cities = [
+        "BOSTON", "ATLANTA", "DALLAS", "MIAMI", "TAMPA", "OAKLAND", "TORONTO", "DENVER", "SEATTLE",
+    ];
+    for pair in cities.windows(2) {
+        golds.push(format!(
+            "SELECT DISTINCT F.FLIGHT_ID {tables} WHERE C0.CITY_CODE = S0.CITY_CODE AND \
+             C0.CITY_NAME = \"{}\" AND F.FROM_AIRPORT = S0.AIRPORT_CODE AND C1.CITY_CODE = \
+             S1.CITY_CODE AND C1.CITY_NAME = \"{}\" AND F.TO_AIRPORT = S1.AIRPORT_CODE",
+            pair[0], pair[1]
+        ));
+    }
+    let lines: Vec<String> = golds.iter().map(|g| format!("{g}\tair\n")).collect();
+    std::fs::write(dir.path().join("gold.sql"), lines.concat()).unwrap();
+    let manifest = dir.path().join("air.toml");
+    std::fs::write(
+        &manifest,
+        "[dataset]\nname = \"air\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\n\
+         [databases]\npath = \"suite/{db_id}/*.sqlite\"\n\n[metrics.exec]\n\n\
+         [distill]\nschema = [\"db/{db_id}/{db_id}.sqlite\"]\n",
+    )
+    .unwrap();
+    let out_dir = dir.path().join("suite");
+    let o = sqlsuite(&[
+        "distill",
+        manifest.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--budget",
+        "60",
+        "--seed",
+        "5",
+        "--max-steps",
+        "1000",
+        "--witnesses",
+        "8",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+            .unwrap();
+    let or_gold = &report["golds"][0];
+    assert!(
+        or_gold["fails_on"]
+            .as_array()
+            .is_some_and(|f| !f.is_empty()),
+        "the premise: the OR gold fails on some drawn database: {or_gold}"
+    );
+    // With every database witnessing eight golds (the rule before), 32 of its 123 neighbors
+    // were told apart; on databases of its own, 115.
+    let (told, valid) = (
+        or_gold["distinguished"].as_u64().unwrap(),
+        or_gold["valid"].as_u64().unwrap(),
+    );
+    assert!(told * 10 >= valid * 8, "{told} of {valid} told apart");
+}
+
+#[test]
 fn distill_generates_within_the_authors_constraints() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = own_schema(dir.path());
