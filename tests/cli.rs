@@ -692,6 +692,22 @@ fn distill_gives_a_gold_that_failed_databases_of_its_own() {
         or_gold["valid"].as_u64().unwrap(),
     );
     assert!(told * 10 >= valid * 8, "{told} of {valid} told apart");
+    // The databases drawn for it alone are reported, and are in the suite.
+    let alone = report["schemas"][0]["alone"].as_array().unwrap();
+    assert!(!alone.is_empty(), "{report}");
+    for entry in alone {
+        assert_eq!(entry[1], 0, "drawn for the OR gold (item 0): {entry}");
+        let name = entry[0].as_str().unwrap();
+        assert!(out_dir.join("air").join(name).is_file(), "{name}");
+    }
+    let summary = std::fs::read_to_string(out_dir.join("summary.txt")).unwrap();
+    assert!(
+        summary.contains(&format!(
+            "{} suite databases drawn for a gold alone",
+            alone.len()
+        )),
+        "{summary}"
+    );
 }
 
 #[test]

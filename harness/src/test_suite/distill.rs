@@ -193,6 +193,9 @@ pub struct SchemaOutcome {
     /// Suite databases that spell a gold's constants as natural data never does, part only of
     /// the suites of the golds that compare with such constants.
     pub respelled: Vec<String>,
+    /// Suite databases drawn for one gold alone, after it failed on a database witnessing
+    /// others, as `(file name, the gold's item index)`.
+    pub alone: Vec<(String, usize)>,
     /// File names of the suite, in order.
     pub databases: Vec<String>,
     /// Bytes of the suite's files (the copied original included).
@@ -387,6 +390,7 @@ pub fn distill_schema(
     let mut rejections = Vec::new();
     let mut ambiguous = 0usize;
     let mut respelled = Vec::new();
+    let mut alone_kept = Vec::new();
     let mut next_k = 1usize;
 
     // The base database: the original, else the first random one every gold runs on.
@@ -732,6 +736,9 @@ pub fn distill_schema(
             respelled.push(name.clone());
         }
         random_db::write(&dir.join(&name), &input.schema, &constants, seed)?;
+        if let Some(g) = alone {
+            alone_kept.push((name.clone(), outcomes[g].index));
+        }
         // Close targets from the back so indices stay valid.
         found.sort_unstable();
         for &(g, n, t) in found.iter().rev() {
@@ -787,6 +794,7 @@ pub fn distill_schema(
         rejections,
         ambiguous,
         respelled,
+        alone: alone_kept,
         databases,
         bytes,
         seconds: started.elapsed().as_secs_f64(),

@@ -70,6 +70,10 @@ pub struct SchemaReport {
     /// Suite databases respelled for golds natural data never matches.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub respelled: Vec<String>,
+    /// Suite databases drawn for one gold alone after it failed on a database witnessing
+    /// others: (file name, the gold's item index).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alone: Vec<(String, usize)>,
     pub suite_size: usize,
     pub databases: Vec<String>,
     pub bytes: u64,
@@ -129,6 +133,8 @@ pub struct Totals {
     pub golds_failing: usize,
     /// Suite databases respelled for golds natural data never matches.
     pub respelled: usize,
+    /// Suite databases drawn for one gold alone (after it failed elsewhere).
+    pub alone: usize,
 }
 
 fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
@@ -198,6 +204,7 @@ impl Report {
                     rejections: s.rejections.clone(),
                     ambiguous: s.ambiguous,
                     respelled: s.respelled.clone(),
+                    alone: s.alone.clone(),
                     suite_size: s.databases.len(),
                     databases: s.databases.clone(),
                     bytes: s.bytes,
@@ -258,6 +265,7 @@ impl Report {
             gold_failures: golds.iter().map(|g| g.fails_on.len()).sum(),
             golds_failing: golds.iter().filter(|g| !g.fails_on.is_empty()).count(),
             respelled: schema_reports.iter().map(|s| s.respelled.len()).sum(),
+            alone: schema_reports.iter().map(|s| s.alone.len()).sum(),
             constraint_counts: schema_reports
                 .iter()
                 .flat_map(|s| &s.constraint_counts)
@@ -355,6 +363,12 @@ impl Report {
                  fails there (first failure per gold in report.json); listed in each suite's \
                  exclusions.json\n",
                 t.gold_failures, t.golds_failing
+            ));
+        }
+        if t.alone > 0 {
+            s.push_str(&format!(
+                "{} suite databases drawn for a gold alone, after it failed on a database                  witnessing others (`alone` per schema in report.json)\n",
+                t.alone
             ));
         }
         if !t.probes.is_empty() {
