@@ -703,7 +703,8 @@ fn distill_gives_a_gold_that_failed_databases_of_its_own() {
     let summary = std::fs::read_to_string(out_dir.join("summary.txt")).unwrap();
     assert!(
         summary.contains(&format!(
-            "{} suite databases drawn for a gold alone",
+            "{} suite databases drawn for a gold alone, after it failed on a database \
+             witnessing others",
             alone.len()
         )),
         "{summary}"

@@ -367,7 +367,8 @@ impl Report {
         }
         if t.alone > 0 {
             s.push_str(&format!(
-                "{} suite databases drawn for a gold alone, after it failed on a database                  witnessing others (`alone` per schema in report.json)\n",
+                "{} suite databases drawn for a gold alone, after it failed on a database \
+                 witnessing others (`alone` per schema in report.json)\n",
                 t.alone
             ));
         }
