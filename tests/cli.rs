@@ -659,56 +659,66 @@ fn distill_gives_a_gold_that_failed_databases_of_its_own() {
          [distill]\nschema = [\"db/{db_id}/{db_id}.sqlite\"]\n",
     )
     .unwrap();
-    let out_dir = dir.path().join("suite");
-    let o = sqlsuite(&[
-        "distill",
-        manifest.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--budget",
-        "60",
-        "--seed",
-        "5",
-        "--max-steps",
-        "1000",
-        "--witnesses",
-        "8",
-    ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
-            .unwrap();
-    let or_gold = &report["golds"][0];
-    assert!(
-        or_gold["fails_on"]
+    // Six seeds: one seed's three or four databases of its own are a small draw.
+    let (mut told, mut valid, mut failed) = (0, 0, 0);
+    for seed in 1..=6 {
+        let out_dir = dir.path().join("suite");
+        let seed = seed.to_string();
+        let o = sqlsuite(&[
+            "distill",
+            manifest.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--budget",
+            "60",
+            "--seed",
+            &seed,
+            "--max-steps",
+            "1000",
+            "--witnesses",
+            "8",
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+                .unwrap();
+        let or_gold = &report["golds"][0];
+        if or_gold["fails_on"]
             .as_array()
-            .is_some_and(|f| !f.is_empty()),
-        "the premise: the OR gold fails on some drawn database: {or_gold}"
-    );
-    // With every database witnessing eight golds (the rule before), 32 of its 123 neighbors
-    // were told apart; on databases of its own, 115.
-    let (told, valid) = (
-        or_gold["distinguished"].as_u64().unwrap(),
-        or_gold["valid"].as_u64().unwrap(),
-    );
-    assert!(told * 10 >= valid * 8, "{told} of {valid} told apart");
-    // The databases drawn for it alone are reported, and are in the suite.
-    let alone = report["schemas"][0]["alone"].as_array().unwrap();
-    assert!(!alone.is_empty(), "{report}");
-    for entry in alone {
-        assert_eq!(entry[1], 0, "drawn for the OR gold (item 0): {entry}");
-        let name = entry[0].as_str().unwrap();
-        assert!(out_dir.join("air").join(name).is_file(), "{name}");
+            .is_some_and(|f| !f.is_empty())
+        {
+            failed += 1;
+        }
+        told += or_gold["distinguished"].as_u64().unwrap();
+        valid += or_gold["valid"].as_u64().unwrap();
+        // The databases drawn for one gold alone are reported (the OR gold's among them),
+        // and are in the suite.
+        let alone = report["schemas"][0]["alone"].as_array().unwrap();
+        assert!(
+            alone.iter().any(|entry| entry[1] == 0),
+            "a database drawn for the OR gold (item 0), seed {seed}: {report}"
+        );
+        for entry in alone {
+            assert!(entry[1].as_u64().is_some_and(|i| i < 9), "{entry}");
+            let name = entry[0].as_str().unwrap();
+            assert!(out_dir.join("air").join(name).is_file(), "{name}");
+        }
+        let summary = std::fs::read_to_string(out_dir.join("summary.txt")).unwrap();
+        assert!(
+            summary.contains(&format!(
+                "{} suite databases drawn for one gold alone, a few rows per table",
+                alone.len()
+            )),
+            "{summary}"
+        );
     }
-    let summary = std::fs::read_to_string(out_dir.join("summary.txt")).unwrap();
     assert!(
-        summary.contains(&format!(
-            "{} suite databases drawn for a gold alone, after it failed on a database \
-             witnessing others",
-            alone.len()
-        )),
-        "{summary}"
+        failed >= 5,
+        "the premise: the OR gold fails on some drawn database (for {failed} seeds of 6)"
     );
+    // Measured over the six seeds: 596 of its 711 neighbors told apart; 358 with every
+    // database witnessing eight golds (the rule before databases of a gold's own).
+    assert!(told * 4 >= valid * 3, "{told} of {valid} told apart");
 }
 
 #[test]

@@ -85,7 +85,8 @@ impl Default for DistillOptions {
 /// [`DistillOptions::max_steps`] by default: a millisecond or two of work here.
 pub const DEFAULT_MAX_STEPS: u64 = 200_000;
 
-/// At most this many databases are drawn for a gold alone, after it failed on a drawn one.
+/// A gold that failed on a drawn database witnessing others is given a database of its own in
+/// that turn while it has fewer than this many.
 pub const ALONE_DATABASES: usize = 3;
 
 /// How many rejected databases a schema's outcome explains.
@@ -193,8 +194,8 @@ pub struct SchemaOutcome {
     /// Suite databases that spell a gold's constants as natural data never does, part only of
     /// the suites of the golds that compare with such constants.
     pub respelled: Vec<String>,
-    /// Suite databases drawn for one gold alone, after it failed on a database witnessing
-    /// others, as `(file name, the gold's item index)`.
+    /// Suite databases drawn for one gold alone (its witness alone, a few rows per table), as
+    /// `(file name, the gold's item index)`.
     pub alone: Vec<(String, usize)>,
     /// File names of the suite, in order.
     pub databases: Vec<String>,
@@ -594,19 +595,23 @@ pub fn distill_schema(
         next_k += 1;
         sampled += 1;
         let seed = database_seed(options.seed, &db_id, k);
-        // Every other database, a gold that failed on an earlier drawn one (its joins
-        // multiplied past the limits over the rows witnessing other golds) gets one of its
-        // own: its witness alone, the one with fewest such first, at most ALONE_DATABASES
-        // times.
-        let alone = k
-            .is_multiple_of(2)
-            .then(|| {
-                open.iter()
-                    .copied()
-                    .filter(|&g| failed_drawn[g] && alone_drawn[g] < ALONE_DATABASES)
-                    .min_by_key(|&g| alone_drawn[g])
-            })
-            .flatten();
+        // One database in four is drawn for a gold that failed on an earlier drawn database
+        // (its joins multiplied past the limits over the rows witnessing other golds), the
+        // one with fewest such first, at most ALONE_DATABASES times; one in four for the open
+        // gold with the most targets still open among those with the fewest such databases.
+        // Such a database witnesses that gold alone, with a few rows ([`Constants::alone`]).
+        let alone = match k % 4 {
+            2 => open
+                .iter()
+                .copied()
+                .filter(|&g| failed_drawn[g] && alone_drawn[g] < ALONE_DATABASES)
+                .min_by_key(|&g| alone_drawn[g]),
+            0 => open.iter().copied().min_by_key(|&g| {
+                let left = prepared[g].targets.iter().filter(|t| !t.is_empty());
+                (alone_drawn[g], std::cmp::Reverse(left.count()))
+            }),
+            _ => None,
+        };
         // Otherwise focus each database on one gold that still has neighbors to tell apart,
         // in turn.
         let focus = alone.unwrap_or(open[k % open.len()]);
@@ -616,13 +621,15 @@ pub fn distill_schema(
         // The other witnessed golds: spread over the open ones, and natural like the focus.
         let stride = (open.len() / options.witnesses_per_database.max(1)).max(1);
         let mut others: Vec<usize> = Vec::new();
-        for j in (1..open.len()).filter(|_| alone.is_none()) {
-            let g = open[(k + j * stride) % open.len()];
-            if others.len() + 1 >= options.witnesses_per_database {
-                break;
-            }
-            if g != focus && natural[g] == natural[focus] && !others.contains(&g) {
-                others.push(g);
+        if alone.is_none() {
+            for j in 1..open.len() {
+                let g = open[(k + j * stride) % open.len()];
+                if others.len() + 1 >= options.witnesses_per_database {
+                    break;
+                }
+                if g != focus && natural[g] == natural[focus] && !others.contains(&g) {
+                    others.push(g);
+                }
             }
         }
         let constants = constants
@@ -636,6 +643,11 @@ pub fn distill_schema(
         let respell = !natural[focus];
         let constants = if respell {
             constants.respelled()
+        } else {
+            constants
+        };
+        let constants = if alone.is_some() {
+            constants.alone()
         } else {
             constants
         };

@@ -70,8 +70,8 @@ pub struct SchemaReport {
     /// Suite databases respelled for golds natural data never matches.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub respelled: Vec<String>,
-    /// Suite databases drawn for one gold alone after it failed on a database witnessing
-    /// others: (file name, the gold's item index).
+    /// Suite databases drawn for one gold alone (its witness alone, a few rows per table):
+    /// (file name, the gold's item index).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub alone: Vec<(String, usize)>,
     pub suite_size: usize,
@@ -133,7 +133,7 @@ pub struct Totals {
     pub golds_failing: usize,
     /// Suite databases respelled for golds natural data never matches.
     pub respelled: usize,
-    /// Suite databases drawn for one gold alone (after it failed elsewhere).
+    /// Suite databases drawn for one gold alone.
     pub alone: usize,
 }
 
@@ -367,8 +367,8 @@ impl Report {
         }
         if t.alone > 0 {
             s.push_str(&format!(
-                "{} suite databases drawn for a gold alone, after it failed on a database \
-                 witnessing others (`alone` per schema in report.json)\n",
+                "{} suite databases drawn for one gold alone, a few rows per table (`alone` \
+                 per schema in report.json)\n",
                 t.alone
             ));
         }
