@@ -15,10 +15,10 @@ use rusqlite::Connection;
 use super::constraints::{Case, Chars, ColumnRules};
 use super::neighbors::random_word;
 use super::schema::{Column, ColumnKind, SuiteSchema, Table};
-use super::witness::{Instance, Witness};
+use super::witness::{Instance, Witness, SMALL_GROUP};
 use super::SuiteError;
 use crate::backend::sqlite::quote_identifier as ident;
-use crate::sql_tokens::{tokenize, TokenKind};
+use crate::sql_tokens::{tokenize, Token, TokenKind};
 
 /// Constants the golds of a schema use, with their close variants: per column name (lower
 /// case) they are compared with, and all of them together.
@@ -105,14 +105,11 @@ impl Constants {
                     _ => continue,
                 };
                 let after_count = i >= 3
-                    && toks[i - 2].is_symbol(")")
                     && matches!(
                         toks[i - 1].text.as_str(),
                         ">" | ">=" | "<" | "<=" | "=" | "!="
                     )
-                    && toks[i.saturating_sub(7)..i - 2]
-                        .iter()
-                        .any(|t| t.is_word("count"));
+                    && closes_count(&toks[..i - 1]);
                 if let (true, TokenKind::Int, Ok(n)) =
                     (after_count, t.kind, t.text.parse::<usize>())
                 {
@@ -262,6 +259,25 @@ impl Constants {
     }
 }
 
+/// True if `toks` ends with a whole `count(…)` (`COUNT( DISTINCT ( T.TITLE ) )`).
+fn closes_count(toks: &[Token]) -> bool {
+    let mut depth = 0usize;
+    for (j, t) in toks.iter().enumerate().rev() {
+        if t.is_symbol(")") {
+            depth += 1;
+        } else if t.is_symbol("(") {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return j > 0 && toks[j - 1].is_word("count");
+            }
+        }
+        if depth == 0 {
+            return false;
+        }
+    }
+    false
+}
+
 fn dedup(vs: &mut Vec<Value>) {
     let mut seen = BTreeSet::new();
     vs.retain(|v| seen.insert(key_text(v)));
@@ -372,8 +388,13 @@ pub fn populate(
             continue;
         }
         // A group of `copies` rows (one fewer, a quarter of the time: just below a
-        // `HAVING count(…)` threshold).
-        let copies = w.copies - usize::from(w.copies > 1 && wrng.u32(..4) == 0);
+        // `HAVING count(…)` threshold). A group larger than `SMALL_GROUP` only where the
+        // tables are sized for it (the focused gold's `count(…) > 100`).
+        let copies = if w.copies > SMALL_GROUP.max(shape.max_rows) {
+            1
+        } else {
+            w.copies - usize::from(w.copies > 1 && wrng.u32(..4) == 0)
+        };
         let first = instances.len();
         let mut v = vec![w.instance(None); copies];
         if wrng.u32(..100) < 70 {
