@@ -106,6 +106,12 @@ pub struct Witness {
     /// The aliases from this index on are parents implied by enforced references: rows that
     /// only make a constant a child cell holds exist in the parent table.
     pub implied_from: usize,
+    /// The gold answers one row of aggregates (`COUNT( * ) > 0`, `MIN(…)`, no GROUP BY): its
+    /// answer is much the same on every database its conjunction holds in.
+    pub aggregate: bool,
+    /// Cells an `IN` list constrains, with the list: its atom asks for the first value, and
+    /// copy `j` of a group takes the `j`-th ([`Witness::copy`]).
+    pub one_of: Vec<(Cell, Vec<Value>)>,
 }
 
 /// One database's rows for a [`Witness`]: per alias, per column, the class its value is
@@ -148,6 +154,8 @@ impl Witness {
             counted: None,
             gold_atoms: 0,
             implied_from: 0,
+            aggregate: first_select(query).is_some_and(answers_one_row),
+            one_of: Vec::new(),
         };
         w.collect(
             first_select(query)?,
@@ -285,6 +293,20 @@ impl Witness {
             scope: scope.clone(),
         };
         let atoms: Vec<Atom> = plain.iter().flat_map(|c| resolver.atoms(c)).collect();
+        for c in &plain {
+            if let Expr::InList {
+                expr,
+                list,
+                negated: false,
+            } = c
+            {
+                let values: Vec<Value> = list.iter().filter_map(|v| resolver.constant(v)).collect();
+                let all_constants = !values.is_empty() && values.len() == list.len();
+                if let (Some(cell), true) = (resolver.cell(expr), all_constants) {
+                    self.one_of.push((cell, values));
+                }
+            }
+        }
         // `HAVING count(…) > N`: N + 1 copies of the witness in one group.
         let mut having = Vec::new();
         if let Some(h) = &select.having {
@@ -412,6 +434,30 @@ impl Witness {
             }
         }
         instance
+    }
+}
+
+impl Witness {
+    /// Copy `j` of the witness's group (`HAVING count(…) > N`): a cell an `IN` list
+    /// constrains takes the list's `j`-th value (in turn), so that the copies' counted values
+    /// can differ (`KEYPHRASENAME IN ( "Decision Feedback" , "Multiuser Receiver" ) …
+    /// HAVING COUNT( DISTINCT KEYPHRASENAME ) > 1`: one paper with both key phrases).
+    pub fn copy(&self, j: usize) -> Instance {
+        let mut inst = self.instance(None);
+        for ((alias, column), list) in &self.one_of {
+            // A grouping cell keeps the first copy's value.
+            let Some(&c) = inst.cells.get(*alias).and_then(|m| m.get(column)) else {
+                continue;
+            };
+            if inst.group.contains(&c) {
+                continue;
+            }
+            let first = Cmp::Eq(list[0].clone());
+            if let Some(k) = inst.checks[c].iter_mut().find(|k| **k == first) {
+                *k = Cmp::Eq(list[j % list.len()].clone());
+            }
+        }
+        inst
     }
 }
 
@@ -643,6 +689,33 @@ fn extreme_argument(e: &Expr) -> Option<&Expr> {
         },
         _ => None,
     }
+}
+
+/// True if `select` answers one row of aggregates: no GROUP BY, and every column an
+/// aggregate or an expression over one (`COUNT( * ) > 0`).
+fn answers_one_row(select: &Select) -> bool {
+    fn over_aggregate(e: &Expr) -> bool {
+        match e {
+            Expr::Function(f) => ["count", "min", "max", "sum", "avg"]
+                .iter()
+                .any(|a| f.name.to_string().eq_ignore_ascii_case(a)),
+            Expr::BinaryOp { left, right, .. } => over_aggregate(left) || over_aggregate(right),
+            Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => over_aggregate(inner),
+            _ => false,
+        }
+    }
+    let grouped = match &select.group_by {
+        GroupByExpr::Expressions(keys, _) => !keys.is_empty(),
+        GroupByExpr::All(_) => true,
+    };
+    !grouped
+        && !select.projection.is_empty()
+        && select.projection.iter().all(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                over_aggregate(e)
+            }
+            _ => false,
+        })
 }
 
 /// Subqueries nested deeper than this are left to chance (ATIS nests six).
@@ -1177,7 +1250,9 @@ pub(crate) mod tests {
                 db.query_row(gold, [], |r| r.get::<_, i64>(0)).unwrap() > 0
             })
             .count();
-        assert!(held >= 15, "a group of 4 distinct titles on {held} of 40");
+        // Measured: 13 of 40; a third of the databases hold its near misses only, without
+        // the group (its outer `COUNT( * )` answers one row: `Witness::aggregate`).
+        assert!(held >= 10, "a group of 4 distinct titles on {held} of 40");
         let ranked = Witness::parse(
             "SELECT AUTHOR.NAME FROM AUTHOR JOIN WRITES ON AUTHOR.AID = WRITES.AID \
              GROUP BY AUTHOR.NAME ORDER BY count(*) DESC LIMIT 1",
@@ -1218,6 +1293,69 @@ pub(crate) mod tests {
             large <= 24,
             "{large} of 40 databases sized for the threshold"
         );
+    }
+
+    #[test]
+    fn an_aggregate_gold_gets_near_misses_without_its_witness() {
+        use crate::test_suite::random_db::{in_memory, Constants};
+        let schema = academic();
+        // Advising's `SELECT COUNT( * ) > 0 …`: true wherever the witness is, so a neighbor
+        // that drops or loosens an atom is told apart only where the near miss is alone.
+        let gold = "SELECT COUNT( * ) > 0 FROM AUTHOR AS AUTHORalias0 , PUBLICATION AS \
+            PUBLICATIONalias0 , WRITES AS WRITESalias0 WHERE AUTHORalias0.NAME = \"H. V. Jagadish\" \
+            AND PUBLICATIONalias0.YEAR = 2010 AND WRITESalias0.AID = AUTHORalias0.AID \
+            AND WRITESalias0.PID = PUBLICATIONalias0.PID ;";
+        assert!(Witness::parse(gold, &schema).unwrap().aggregate);
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let answer = |db: &rusqlite::Connection, sql: &str| -> i64 {
+            db.query_row(sql, [], |r| r.get(0)).unwrap()
+        };
+        let (mut year, mut name) = (0, 0);
+        for seed in 0..40 {
+            let db = in_memory(&schema, &c, seed).unwrap();
+            let a = answer(&db, gold);
+            year += usize::from(
+                a != answer(&db, &gold.replace("AND PUBLICATIONalias0.YEAR = 2010", "")),
+            );
+            name += usize::from(
+                a != answer(
+                    &db,
+                    &gold.replace("AUTHORalias0.NAME = \"H. V. Jagadish\" AND", ""),
+                ),
+            );
+        }
+        // Measured: 7 and 9 of 40; 0 and 0 with the near misses always beside the witness.
+        assert!(
+            year >= 3 && name >= 3,
+            "year dropped: {year}, name dropped: {name} of 40"
+        );
+    }
+
+    #[test]
+    fn copies_of_a_group_take_an_in_lists_values_in_turn() {
+        use crate::test_suite::random_db::{in_memory, Constants};
+        let schema = academic();
+        // Scholar's `KEYPHRASENAME IN ( … , … ) … HAVING COUNT( DISTINCT KEYPHRASENAME ) > 1`:
+        // one publication by both authors. Each copy asking for the first name, the copies'
+        // counted names could not differ and no group formed.
+        let gold = "SELECT PUBLICATIONalias0.TITLE FROM AUTHOR AS AUTHORalias0 , PUBLICATION AS \
+            PUBLICATIONalias0 , WRITES AS WRITESalias0 WHERE AUTHORalias0.NAME IN ( \"Ann Lee\" , \
+            \"Bo Chen\" ) AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = \
+            PUBLICATIONalias0.PID GROUP BY PUBLICATIONalias0.TITLE HAVING COUNT( DISTINCT \
+            AUTHORalias0.NAME ) > 1 ;";
+        let w = Witness::parse(gold, &schema).unwrap();
+        assert_eq!((w.copies, w.one_of.len()), (2, 1));
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let held = (0..40)
+            .filter(|&seed| {
+                let db = in_memory(&schema, &c, seed).unwrap();
+                let mut stmt = db.prepare(gold).unwrap();
+                let found = stmt.query([]).unwrap().next().unwrap().is_some();
+                found
+            })
+            .count();
+        // Measured: 25 of 40; 0 when every copy took the list's first value.
+        assert!(held >= 15, "a publication by both authors on {held} of 40");
     }
 
     #[test]
