@@ -1232,14 +1232,22 @@ pub(crate) mod tests {
         );
     }
 
+    /// Academic's shape: how many authors have more than `n` titles after 2005.
+    fn prolific_authors(n: usize) -> String {
+        format!(
+            "SELECT COUNT( * ) FROM ( SELECT AUTHORalias0.NAME FROM AUTHOR AS AUTHORalias0 , \
+             PUBLICATION AS PUBLICATIONalias0 , WRITES AS WRITESalias0 WHERE PUBLICATIONalias0.YEAR > 2005 \
+             AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = PUBLICATIONalias0.PID \
+             GROUP BY AUTHORalias0.NAME HAVING COUNT( DISTINCT ( PUBLICATIONalias0.TITLE ) ) > {n} ) AS t ;"
+        )
+    }
+
     #[test]
     fn derived_tables_and_having_count_thresholds() {
         use crate::test_suite::random_db::{in_memory, Constants};
         let schema = academic();
-        let gold = "SELECT COUNT( * ) FROM ( SELECT AUTHORalias0.NAME FROM AUTHOR AS AUTHORalias0 , \
-            PUBLICATION AS PUBLICATIONalias0 , WRITES AS WRITESalias0 WHERE PUBLICATIONalias0.YEAR > 2005 \
-            AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = PUBLICATIONalias0.PID \
-            GROUP BY AUTHORalias0.NAME HAVING COUNT( DISTINCT ( PUBLICATIONalias0.TITLE ) ) > 3 ) AS t ;";
+        let gold = prolific_authors(3);
+        let gold = gold.as_str();
         let w = Witness::parse(gold, &schema).unwrap();
         assert_eq!((w.aliases.len(), w.atoms.len(), w.copies), (3, 3, 4));
         assert_eq!((w.group.clone(), w.counted), (vec![(0, 1)], Some((1, 1))));
@@ -1271,10 +1279,8 @@ pub(crate) mod tests {
         let schema = academic();
         // Academic's `COUNT( DISTINCT ( T.TITLE ) ) > 100`: 101 copies, more than a database
         // of at most 20 rows per table holds, so only in databases sized for the threshold.
-        let gold = "SELECT COUNT( * ) FROM ( SELECT AUTHORalias0.NAME FROM AUTHOR AS AUTHORalias0 , \
-            PUBLICATION AS PUBLICATIONalias0 , WRITES AS WRITESalias0 WHERE PUBLICATIONalias0.YEAR > 2005 \
-            AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = PUBLICATIONalias0.PID \
-            GROUP BY AUTHORalias0.NAME HAVING COUNT( DISTINCT ( PUBLICATIONalias0.TITLE ) ) > 100 ) AS t ;";
+        let gold = prolific_authors(100);
+        let gold = gold.as_str();
         assert_eq!(Witness::parse(gold, &schema).unwrap().copies, 101);
         let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
         let (mut held, mut large) = (0, 0);
