@@ -157,20 +157,20 @@ const OTHER_KEYWORDS: &[&str] = &[
     "case", "when", "then", "else", "end", "using", "offset",
 ];
 
-const AGGREGATES: &[&str] = &["count", "sum", "avg", "min", "max"];
+pub(super) const AGGREGATES: &[&str] = &["count", "sum", "avg", "min", "max"];
 const COMPARISONS: &[&str] = &["=", "!=", "<", "<=", ">", ">="];
 
 /// The structure neighbor generation reads off the tokens.
-struct Query<'a> {
+pub(super) struct Query<'a> {
     sql: &'a str,
-    toks: Vec<Token>,
+    pub(super) toks: Vec<Token>,
     depth: Vec<usize>,
     /// For each `(`: the index of its `)`, and the reverse.
     partner: HashMap<usize, usize>,
 }
 
 impl<'a> Query<'a> {
-    fn new(sql: &'a str) -> Query<'a> {
+    pub(super) fn new(sql: &'a str) -> Query<'a> {
         let toks = tokenize(sql);
         let mut depth = Vec::with_capacity(toks.len());
         let mut partner = HashMap::new();
@@ -257,7 +257,7 @@ impl<'a> Query<'a> {
     }
 
     /// True if token `i` (an operator) directly follows `count(…)`.
-    fn after_count(&self, i: usize) -> bool {
+    pub(super) fn after_count(&self, i: usize) -> bool {
         if i == 0 || !self.toks[i - 1].is_symbol(")") {
             return false;
         }

@@ -13,12 +13,12 @@ use rusqlite::types::Value;
 use rusqlite::Connection;
 
 use super::constraints::{Case, Chars, ColumnRules};
-use super::neighbors::random_word;
+use super::neighbors::{random_word, Query};
 use super::schema::{Column, ColumnKind, SuiteSchema, Table};
 use super::witness::{Instance, Witness, SMALL_GROUP};
 use super::SuiteError;
 use crate::backend::sqlite::quote_identifier as ident;
-use crate::sql_tokens::{tokenize, Token, TokenKind};
+use crate::sql_tokens::{tokenize, TokenKind};
 
 /// Constants the golds of a schema use, with their close variants: per column name (lower
 /// case) they are compared with, and all of them together.
@@ -72,7 +72,8 @@ impl Constants {
             .collect();
         let mut c = Constants::default();
         for gold in golds {
-            let toks = tokenize(gold);
+            let query = Query::new(gold);
+            let toks = &query.toks;
             for (i, t) in toks.iter().enumerate() {
                 // A row count, not a value of any column.
                 if i > 0 && (toks[i - 1].is_word("limit") || toks[i - 1].is_word("offset")) {
@@ -109,7 +110,7 @@ impl Constants {
                         toks[i - 1].text.as_str(),
                         ">" | ">=" | "<" | "<=" | "=" | "!="
                     )
-                    && closes_count(&toks[..i - 1]);
+                    && query.after_count(i - 1);
                 if let (true, TokenKind::Int, Ok(n)) =
                     (after_count, t.kind, t.text.parse::<usize>())
                 {
@@ -259,25 +260,6 @@ impl Constants {
     }
 }
 
-/// True if `toks` ends with a whole `count(…)` (`COUNT( DISTINCT ( T.TITLE ) )`).
-fn closes_count(toks: &[Token]) -> bool {
-    let mut depth = 0usize;
-    for (j, t) in toks.iter().enumerate().rev() {
-        if t.is_symbol(")") {
-            depth += 1;
-        } else if t.is_symbol("(") {
-            depth = depth.saturating_sub(1);
-            if depth == 0 {
-                return j > 0 && toks[j - 1].is_word("count");
-            }
-        }
-        if depth == 0 {
-            return false;
-        }
-    }
-    false
-}
-
 fn dedup(vs: &mut Vec<Value>) {
     let mut seen = BTreeSet::new();
     vs.retain(|v| seen.insert(key_text(v)));
@@ -401,7 +383,8 @@ pub fn populate(
         let bare = w.aggregate && wrng.u32(..3) == 0;
         let copies = if bare { 0 } else { copies };
         let first = instances.len();
-        let mut v: Vec<Instance> = (0..copies).map(|j| w.copy(j)).collect();
+        let base = w.instance(None);
+        let mut v: Vec<Instance> = (0..copies).map(|j| w.copy(&base, j)).collect();
         if bare || wrng.u32(..100) < 70 {
             let mut atoms: Vec<usize> = (0..w.gold_atoms).collect();
             wrng.shuffle(&mut atoms);

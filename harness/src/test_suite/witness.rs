@@ -29,6 +29,7 @@ use sqlparser::ast::{
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::parser::Parser;
 
+use super::neighbors::AGGREGATES;
 use super::schema::SuiteSchema;
 
 /// A column of one FROM alias: (alias, column position in the alias's table).
@@ -435,15 +436,14 @@ impl Witness {
         }
         instance
     }
-}
 
-impl Witness {
-    /// Copy `j` of the witness's group (`HAVING count(…) > N`): a cell an `IN` list
-    /// constrains takes the list's `j`-th value (in turn), so that the copies' counted values
-    /// can differ (`KEYPHRASENAME IN ( "Decision Feedback" , "Multiuser Receiver" ) …
-    /// HAVING COUNT( DISTINCT KEYPHRASENAME ) > 1`: one paper with both key phrases).
-    pub fn copy(&self, j: usize) -> Instance {
-        let mut inst = self.instance(None);
+    /// Copy `j` of the witness's group (`HAVING count(…) > N`), from its instance `base`: a
+    /// cell an `IN` list constrains takes the list's `j`-th value (in turn), so that the
+    /// copies' counted values can differ (`KEYPHRASENAME IN ( "Decision Feedback" ,
+    /// "Multiuser Receiver" ) … HAVING COUNT( DISTINCT KEYPHRASENAME ) > 1`: one paper with
+    /// both key phrases).
+    pub fn copy(&self, base: &Instance, j: usize) -> Instance {
+        let mut inst = base.clone();
         for ((alias, column), list) in &self.one_of {
             // A grouping cell keeps the first copy's value.
             let Some(&c) = inst.cells.get(*alias).and_then(|m| m.get(column)) else {
@@ -696,7 +696,7 @@ fn extreme_argument(e: &Expr) -> Option<&Expr> {
 fn answers_one_row(select: &Select) -> bool {
     fn over_aggregate(e: &Expr) -> bool {
         match e {
-            Expr::Function(f) => ["count", "min", "max", "sum", "avg"]
+            Expr::Function(f) => AGGREGATES
                 .iter()
                 .any(|a| f.name.to_string().eq_ignore_ascii_case(a)),
             Expr::BinaryOp { left, right, .. } => over_aggregate(left) || over_aggregate(right),
