@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::constraints::{self, Constraints};
+use super::factor_or::factored;
 use super::neighbors::{neighbors, Neighbor};
 use super::probes::{probes, Probe};
 use super::random_db::{self, Constants};
@@ -238,7 +239,9 @@ struct Prepared {
 const MAX_PLUG_CANDIDATES: usize = 64;
 
 /// The texts the exec metric would run for `neighbor` as a prediction: as written and, with
-/// `plug_value` (and not for a constant edit, which plugging undoes), the plugged candidates.
+/// `plug_value` (and not for a constant edit, which plugging undoes), the plugged candidates;
+/// each with its shared conjuncts taken out of its `OR`s (`factor_or.rs`), the same rows
+/// sooner.
 fn targets(exec: &ExecOptions, gold: &GoldPlan, neighbor: &Neighbor) -> Vec<String> {
     let plan = exec.prediction_plan(&neighbor.sql);
     let mut out = vec![plan.sql.clone()];
@@ -249,7 +252,9 @@ fn targets(exec: &ExecOptions, gold: &GoldPlan, neighbor: &Neighbor) -> Vec<Stri
             }
         }
     }
-    out
+    out.into_iter()
+        .map(|sql| factored(&sql).unwrap_or(sql))
+        .collect()
 }
 
 /// Where a query runs: the original file through the backend, or a generated database.

@@ -7,6 +7,7 @@
 
 pub(crate) mod constraints;
 pub mod distill;
+mod factor_or;
 pub mod inputs;
 pub(crate) mod neighbors;
 pub(crate) mod probes;

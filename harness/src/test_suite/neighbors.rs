@@ -195,6 +195,21 @@ impl<'a> Query<'a> {
         }
     }
 
+    /// The index of the parenthesis matching the one at `i`.
+    pub(super) fn partner(&self, i: usize) -> Option<usize> {
+        self.partner.get(&i).copied()
+    }
+
+    /// Every parenthesis has its partner.
+    pub(super) fn balanced(&self) -> bool {
+        let parens = self
+            .toks
+            .iter()
+            .filter(|t| t.is_symbol("(") || t.is_symbol(")"))
+            .count();
+        parens == self.partner.len()
+    }
+
     fn is_keyword(&self, i: usize) -> bool {
         let w = self.toks[i].lower();
         self.toks[i].kind == TokenKind::Word
