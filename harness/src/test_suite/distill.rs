@@ -227,10 +227,13 @@ pub fn database_seed(seed: u64, db_id: &str, k: usize) -> u64 {
 /// A neighbor is distinguished when none is left.
 struct Prepared {
     gold: String,
+    /// The gold with its shared conjuncts taken out of its `OR`s (`factor_or.rs`), if it has
+    /// any: where it runs in fewer steps than as written, so do the targets.
+    factored_gold: Option<String>,
     options: CompareOptions,
     /// What the gold's question presupposes of a database.
     presupposes: Presupposition,
-    targets: Vec<Vec<String>>,
+    targets: Vec<Vec<Text>>,
     /// Per probe: still to satisfy.
     open_probes: Vec<bool>,
 }
@@ -238,11 +241,50 @@ struct Prepared {
 /// At most this many `plug_value` candidates are tracked per neighbor.
 const MAX_PLUG_CANDIDATES: usize = 64;
 
+/// A text the metric would run, and, for a gold with shared conjuncts, the same rows with its
+/// own taken out of its `OR`s (`factor_or.rs`).
+#[derive(Clone)]
+struct Text {
+    sql: String,
+    factored: Option<String>,
+}
+
+impl Text {
+    /// The text to run: factored where the gold runs sooner so.
+    fn run_as(&self, factored: bool) -> &str {
+        match &self.factored {
+            Some(f) if factored => f,
+            _ => &self.sql,
+        }
+    }
+}
+
+impl Prepared {
+    /// Whether this gold's targets run factored on `target`: where its factored form runs in
+    /// fewer steps than `gold`, its answer as written (whose steps then become the factored
+    /// form's, the neighbors' budget being relative to it).
+    fn runs_factored(&self, target: &Target, gold: &mut ResultTable, limits: &Limits) -> bool {
+        let Some(f) = &self.factored_gold else {
+            return false;
+        };
+        let cap = Limits {
+            max_steps: Some(gold.steps),
+            ..*limits
+        };
+        match target.run(f, &cap) {
+            Ok(t) if t.steps < gold.steps => {
+                gold.steps = t.steps;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
 /// The texts the exec metric would run for `neighbor` as a prediction: as written and, with
 /// `plug_value` (and not for a constant edit, which plugging undoes), the plugged candidates;
-/// each with its shared conjuncts taken out of its `OR`s (`factor_or.rs`), the same rows
-/// sooner.
-fn targets(exec: &ExecOptions, gold: &GoldPlan, neighbor: &Neighbor) -> Vec<String> {
+/// where the gold has shared conjuncts (`factored`), each also with its own taken out.
+fn targets(exec: &ExecOptions, gold: &GoldPlan, neighbor: &Neighbor, factor: bool) -> Vec<Text> {
     let plan = exec.prediction_plan(&neighbor.sql);
     let mut out = vec![plan.sql.clone()];
     if exec.plug_value && !neighbor.kind.is_value() {
@@ -253,7 +295,10 @@ fn targets(exec: &ExecOptions, gold: &GoldPlan, neighbor: &Neighbor) -> Vec<Stri
         }
     }
     out.into_iter()
-        .map(|sql| factored(&sql).unwrap_or(sql))
+        .map(|sql| Text {
+            factored: factor.then(|| factored(&sql)).flatten(),
+            sql,
+        })
         .collect()
 }
 
@@ -350,9 +395,14 @@ pub fn distill_schema(
                 satisfied_by: None,
             })
             .collect();
+        let factored_gold = factored(&gold.sql);
         prepared.push(Prepared {
             presupposes: Presupposition::of(&gold.sql),
-            targets: ns.iter().map(|n| targets(exec, &gold, n)).collect(),
+            targets: ns
+                .iter()
+                .map(|n| targets(exec, &gold, n, factored_gold.is_some()))
+                .collect(),
+            factored_gold,
             options: gold.compare,
             gold: gold.sql,
             open_probes: vec![true; ps.len()],
@@ -450,7 +500,7 @@ pub fn distill_schema(
     // database every gold is sure to run on: a gold that fails everywhere else would be
     // left with none).
     let validate = |p: &mut Prepared, o: &mut GoldOutcome, target: &Target| {
-        let gold = match target.run(&p.gold, &limits) {
+        let mut gold = match target.run(&p.gold, &limits) {
             Ok(t) => t,
             Err(e) => {
                 o.gold_error = Some(e.to_string());
@@ -492,10 +542,12 @@ pub fn distill_schema(
             .map(|x| x.satisfied_by.is_none())
             .collect();
         o.probes = kept_probes;
+        let factor = p.runs_factored(target, &mut gold, &limits);
         let mut keep = Vec::new();
         let mut kept_targets = Vec::new();
         for (n, mut ts) in o.neighbors.drain(..).zip(p.targets.drain(..)) {
-            let as_written = match differs(target, &gold, &ts[0], p.options, &neighbor_limits) {
+            let first = ts[0].run_as(factor);
+            let as_written = match differs(target, &gold, first, p.options, &neighbor_limits) {
                 Ok(d) => d,
                 Err(_) => {
                     o.failed += 1;
@@ -511,7 +563,7 @@ pub fn distill_schema(
                 }
                 for t in ts.drain(..).skip(1) {
                     if let Ok(false) | Err(QueryError::Timeout { .. }) =
-                        differs(target, &gold, &t, p.options, &neighbor_limits)
+                        differs(target, &gold, t.run_as(factor), p.options, &neighbor_limits)
                     {
                         open.push(t);
                     }
@@ -869,15 +921,24 @@ fn examine(
         e.ambiguous = true;
         return Ok(e);
     }
+    let mut gold = gold;
+    let written_steps = gold.steps;
+    let factor = p.runs_factored(target, &mut gold, how.gold_limits);
     for (n, ts) in p.targets.iter().enumerate() {
-        for (t, sql) in ts.iter().enumerate() {
-            if let Ok(true) | Err(QueryError::Sql(_)) =
-                differs(target, &gold, sql, p.options, how.neighbor_limits)
-            {
+        for (t, text) in ts.iter().enumerate() {
+            if let Ok(true) | Err(QueryError::Sql(_)) = differs(
+                target,
+                &gold,
+                text.run_as(factor),
+                p.options,
+                how.neighbor_limits,
+            ) {
                 e.found.push((n, t));
             }
         }
     }
+    // Probes run as written, their budget relative to the gold's as written.
+    gold.steps = written_steps;
     if how.probing {
         for (i, _) in p.open_probes.iter().enumerate().filter(|(_, o)| **o) {
             let sql = &probes[i].probe.sql;
@@ -1104,4 +1165,61 @@ pub fn distill_all(
     })?;
     results.sort_by_key(|(i, _)| *i);
     Ok(results.into_iter().map(|(_, o)| o).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prepared(gold: &str, factored_gold: Option<String>) -> Prepared {
+        Prepared {
+            gold: gold.to_owned(),
+            factored_gold,
+            options: CompareOptions::default(),
+            presupposes: Presupposition::of(gold),
+            targets: Vec::new(),
+            open_probes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn targets_run_factored_only_where_the_gold_runs_sooner_so() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE T (k, v); CREATE TABLE U (k, w);")
+            .unwrap();
+        for i in 0..60 {
+            conn.execute_batch(&format!(
+                "INSERT INTO T VALUES ({i}, {}); INSERT INTO U VALUES ({i}, {});",
+                i % 3,
+                i % 4
+            ))
+            .unwrap();
+        }
+        let target = Target::Memory(&conn);
+        let limits = Limits::default();
+        let gold =
+            "SELECT T.k FROM T , U WHERE ( T.k = U.k AND T.v = 1 ) OR ( T.k = U.k AND U.w = 2 )";
+        let answer = |p: &Prepared| target.run(&p.gold, &limits).unwrap();
+
+        // Factored, the join drives the plan: fewer steps, and the budget follows them.
+        let p = prepared(gold, factored(gold));
+        assert!(p.factored_gold.is_some());
+        let mut g = answer(&p);
+        let written = g.steps;
+        assert!(p.runs_factored(&target, &mut g, &limits));
+        assert!(g.steps < written, "{} against {written}", g.steps);
+
+        // A form that costs more (here a needless cross join) is not used.
+        let costly = "SELECT DISTINCT T.k FROM T , U , U AS V , U AS W \
+                      WHERE T.k = U.k AND V.w + W.w >= 0 AND ( T.v = 1 OR U.w = 2 )";
+        let p = prepared(gold, Some(costly.to_owned()));
+        let mut g = answer(&p);
+        assert!(!p.runs_factored(&target, &mut g, &limits));
+        assert_eq!(g.steps, written);
+
+        // Without shared conjuncts there is nothing to choose.
+        let p = prepared(gold, None);
+        let mut g = answer(&p);
+        assert!(!p.runs_factored(&target, &mut g, &limits));
+    }
 }
