@@ -86,10 +86,6 @@ impl Default for DistillOptions {
 /// [`DistillOptions::max_steps`] by default: a millisecond or two of work here.
 pub const DEFAULT_MAX_STEPS: u64 = 200_000;
 
-/// A gold that failed on a drawn database witnessing others is given a database of its own in
-/// that turn while it has fewer than this many.
-pub const ALONE_DATABASES: usize = 3;
-
 /// How many rejected databases a schema's outcome explains.
 pub const REJECTIONS_REPORTED: usize = 10;
 
@@ -265,23 +261,18 @@ impl Text {
 }
 
 impl Prepared {
-    /// Whether this gold's targets run factored on `target`: where its factored form runs in
-    /// fewer steps than `gold`, its answer as written (whose steps then become the factored
-    /// form's, the neighbors' budget being relative to it).
-    fn runs_factored(&self, target: &Target, gold: &mut ResultTable, limits: &Limits) -> bool {
-        let Some(f) = &self.factored_gold else {
-            return false;
-        };
+    /// The steps of this gold's factored form on `target`, where it runs in fewer than
+    /// `written`, the steps of its answer as written: there its targets run factored, their
+    /// budget relative to these steps.
+    fn factored_steps(&self, target: &Target, written: u64, limits: &Limits) -> Option<u64> {
+        let f = self.factored_gold.as_ref()?;
         let cap = Limits {
-            max_steps: Some(gold.steps),
+            max_steps: Some(written),
             ..*limits
         };
         match target.run(f, &cap) {
-            Ok(t) if t.steps < gold.steps => {
-                gold.steps = t.steps;
-                true
-            }
-            _ => false,
+            Ok(t) if t.steps < written => Some(t.steps),
+            _ => None,
         }
     }
 }
@@ -323,10 +314,12 @@ impl Target<'_> {
 }
 
 /// Does `neighbor` differ from the gold's result on this database, as the metric judges it?
-/// `None` when it cannot say (the neighbor timed out).
+/// Its step budget is relative to `basis`, the steps of the gold's form the neighbor is run
+/// in (as written, or factored). An error when it cannot say (the neighbor timed out).
 fn differs(
     target: &Target,
     gold: &ResultTable,
+    basis: u64,
     neighbor: &str,
     options: CompareOptions,
     limits: &Limits,
@@ -335,7 +328,7 @@ fn differs(
         max_rows: gold.rows.len().min(limits.max_rows),
         max_steps: limits
             .max_steps
-            .map(|m| gold.steps.saturating_mul(10).clamp(m, m.saturating_mul(10))),
+            .map(|m| basis.saturating_mul(10).clamp(m, m.saturating_mul(10))),
         ..*limits
     };
     match target.run(neighbor, &cap) {
@@ -505,7 +498,7 @@ pub fn distill_schema(
     // database every gold is sure to run on: a gold that fails everywhere else would be
     // left with none).
     let validate = |p: &mut Prepared, o: &mut GoldOutcome, target: &Target| {
-        let mut gold = match target.run(&p.gold, &limits) {
+        let gold = match target.run(&p.gold, &limits) {
             Ok(t) => t,
             Err(e) => {
                 o.gold_error = Some(e.to_string());
@@ -533,9 +526,14 @@ pub fn distill_schema(
         // A probe that does not run on the base is dropped; one the base satisfies is closed.
         let mut kept_probes = Vec::new();
         for mut probe in o.probes.drain(..) {
-            if let Ok(satisfied) =
-                differs(target, &gold, &probe.probe.sql, p.options, &neighbor_limits)
-            {
+            if let Ok(satisfied) = differs(
+                target,
+                &gold,
+                gold.steps,
+                &probe.probe.sql,
+                p.options,
+                &neighbor_limits,
+            ) {
                 if satisfied && !ambiguous {
                     probe.satisfied_by = Some(base_name.clone());
                 }
@@ -547,12 +545,15 @@ pub fn distill_schema(
             .map(|x| x.satisfied_by.is_none())
             .collect();
         o.probes = kept_probes;
-        let factor = p.runs_factored(target, &mut gold, &limits);
+        let factored_steps = p.factored_steps(target, gold.steps, &limits);
+        let factor = factored_steps.is_some();
+        let basis = factored_steps.unwrap_or(gold.steps);
         let mut keep = Vec::new();
         let mut kept_targets = Vec::new();
         for (n, mut ts) in o.neighbors.drain(..).zip(p.targets.drain(..)) {
             let first = ts[0].run_as(factor);
-            let as_written = match differs(target, &gold, first, p.options, &neighbor_limits) {
+            let as_written = match differs(target, &gold, basis, first, p.options, &neighbor_limits)
+            {
                 Ok(d) => d,
                 Err(_) => {
                     o.failed += 1;
@@ -567,9 +568,14 @@ pub fn distill_schema(
                     open.push(ts[0].clone());
                 }
                 for t in ts.drain(..).skip(1) {
-                    if let Ok(false) | Err(QueryError::Timeout { .. }) =
-                        differs(target, &gold, t.run_as(factor), p.options, &neighbor_limits)
-                    {
+                    if let Ok(false) | Err(QueryError::Timeout { .. }) = differs(
+                        target,
+                        &gold,
+                        basis,
+                        t.run_as(factor),
+                        p.options,
+                        &neighbor_limits,
+                    ) {
                         open.push(t);
                     }
                 }
@@ -633,9 +639,10 @@ pub fn distill_schema(
         .map(|o| o.unmatched_constants.is_empty())
         .collect();
     let probe_budget = options.max_databases / 4;
-    // Per gold: whether it failed on a drawn database, and the databases drawn for it alone.
-    let mut failed_drawn = vec![false; prepared.len()];
+    // Per gold, the databases drawn for it alone; and the usual databases drawn.
     let mut alone_drawn = vec![0usize; prepared.len()];
+    let mut usual_drawn = 0usize;
+    let mut yields = Yields::default();
     let open_golds = |prepared: &[Prepared], probing: bool| -> Vec<usize> {
         (0..prepared.len())
             .filter(|&g| {
@@ -657,26 +664,33 @@ pub fn distill_schema(
         next_k += 1;
         sampled += 1;
         let seed = database_seed(options.seed, &db_id, k);
-        // One database in four is drawn for a gold that failed on an earlier drawn database
-        // (its joins multiplied past the limits over the rows witnessing other golds), the
-        // one with fewest such first, at most ALONE_DATABASES times; one in four for the open
-        // gold with the most targets still open among those with the fewest such databases.
-        // Such a database witnesses that gold alone, with a few rows ([`Constants::alone`]).
-        let alone = match k % 4 {
-            2 => open
-                .iter()
-                .copied()
-                .filter(|&g| failed_drawn[g] && alone_drawn[g] < ALONE_DATABASES)
-                .min_by_key(|&g| alone_drawn[g]),
-            0 => open.iter().copied().min_by_key(|&g| {
-                let left = prepared[g].targets.iter().filter(|t| !t.is_empty());
-                (alone_drawn[g], std::cmp::Reverse(left.count()))
-            }),
-            _ => None,
+        // A database is drawn either for one open gold alone (a few rows, its witness only:
+        // [`Constants::alone`]) or as a usual one, focused on the open golds in turn and
+        // witnessing others. One in four is each; the other half goes to the kind that has
+        // told more targets apart per database lately ([`Yields`]).
+        let alone_turn = match k % 4 {
+            0 => false,
+            2 => true,
+            _ => yields.favours_alone(),
         };
-        // Otherwise focus each database on one gold that still has neighbors to tell apart,
-        // in turn.
-        let focus = alone.unwrap_or(open[k % open.len()]);
+        // Drawn alone, for the open gold with the most neighbors still open per database of
+        // its own so far.
+        let alone = alone_turn
+            .then(|| {
+                open.iter().copied().max_by(|&a, &b| {
+                    let weight = |g: usize| {
+                        let left = prepared[g].targets.iter().filter(|t| !t.is_empty()).count();
+                        left as f64 / (1 + alone_drawn[g]) as f64
+                    };
+                    weight(a).total_cmp(&weight(b)).then(b.cmp(&a))
+                })
+            })
+            .flatten();
+        let turn = usual_drawn;
+        if alone.is_none() {
+            usual_drawn += 1;
+        }
+        let focus = alone.unwrap_or(open[turn % open.len()]);
         if let Some(g) = alone {
             alone_drawn[g] += 1;
         }
@@ -685,7 +699,7 @@ pub fn distill_schema(
         let mut others: Vec<usize> = Vec::new();
         if alone.is_none() {
             for j in 1..open.len() {
-                let g = open[(k + j * stride) % open.len()];
+                let g = open[(turn + j * stride) % open.len()];
                 if others.len() + 1 >= options.witnesses_per_database {
                     break;
                 }
@@ -729,17 +743,14 @@ pub fn distill_schema(
             &constants,
             seed,
             |g, target, twin| {
-                let answer_only = respell && natural[g];
-                let witnessed = g == focus || others.contains(&g);
-                examine(
-                    &prepared[g],
-                    &outcomes[g].probes,
-                    target,
-                    twin,
-                    &how,
-                    answer_only,
-                    witnessed,
-                )
+                let role = if respell && natural[g] {
+                    Role::AnswerOnly
+                } else if g == focus || others.contains(&g) {
+                    Role::Witnessed
+                } else {
+                    Role::Unwitnessed
+                };
+                examine(&prepared[g], &outcomes[g].probes, target, twin, &how, role)
             },
         )?;
         let target = Target::Memory(&conn);
@@ -758,7 +769,6 @@ pub fn distill_schema(
         let mut failing: Vec<(usize, QueryError)> = Vec::new();
         for (&g, e) in open.iter().zip(examined) {
             if let Some(error) = e.failure {
-                failed_drawn[g] = true;
                 failing.push((g, error));
             } else if e.ambiguous {
                 excluded.push(g);
@@ -766,6 +776,7 @@ pub fn distill_schema(
             found.extend(e.found.into_iter().map(|(n, t)| (g, n, t)));
             satisfied.extend(e.satisfied.into_iter().map(|i| (g, i)));
         }
+        yields.record(alone.is_some(), found.len());
         if found.is_empty() && satisfied.is_empty() {
             continue;
         }
@@ -879,6 +890,36 @@ pub fn distill_schema(
     })
 }
 
+/// Targets told apart per drawn database, by kind (drawn for one gold alone, or usual): a
+/// moving average, the newest database weighing `YIELD_WEIGHT`. Where golds answer on usual
+/// rows, a usual database witnessing 16 golds tells more apart; where their joins multiply
+/// past their limits there (ATIS), a database of a gold's own can. Counted per
+/// database, not per second, so the choice does not depend on the machine.
+#[derive(Default)]
+struct Yields {
+    alone: Option<f64>,
+    usual: Option<f64>,
+}
+
+const YIELD_WEIGHT: f64 = 0.25;
+
+impl Yields {
+    fn record(&mut self, alone: bool, found: usize) {
+        let y = if alone {
+            &mut self.alone
+        } else {
+            &mut self.usual
+        };
+        let found = found as f64;
+        *y = Some(y.map_or(found, |m| m + YIELD_WEIGHT * (found - m)));
+    }
+
+    /// Databases of a gold's own have told more apart lately (both kinds measured).
+    fn favours_alone(&self) -> bool {
+        matches!((self.alone, self.usual), (Some(a), Some(u)) if a > u)
+    }
+}
+
 /// What one drawn database tells of one gold that still has neighbors to tell apart.
 #[derive(Default)]
 struct Examined {
@@ -900,14 +941,25 @@ struct Examination<'a> {
     probing: bool,
 }
 
+/// What a drawn database is to one gold examined on it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Role {
+    /// It holds a witness for the gold: the one it is focused on, or one of the others.
+    Witnessed,
+    /// It holds none.
+    Unwitnessed,
+    /// It is respelled for another gold, and this one's constants are spelled as natural
+    /// data spells them: the gold only runs, for its exclusions.
+    AnswerOnly,
+}
+
 fn examine(
     p: &Prepared,
     probes: &[ProbeOutcome],
     target: &Target,
     twin: &mut Twin,
     how: &Examination,
-    answer_only: bool,
-    witnessed: bool,
+    role: Role,
 ) -> Result<Examined, SuiteError> {
     let mut e = Examined::default();
     let gold = match target.run(&p.gold, how.gold_limits) {
@@ -917,7 +969,7 @@ fn examine(
             return Ok(e);
         }
     };
-    if answer_only {
+    if role == Role::AnswerOnly {
         return Ok(e);
     }
     // Where the gold's question has no natural answer, this database is no part of its
@@ -932,7 +984,7 @@ fn examine(
     // A costly gold whose answer is empty on a database that holds no witness for it: its
     // neighbors seldom answer otherwise there, and cost the most to run (`COSTLY_EMPTY`).
     if gold.rows.is_empty()
-        && !witnessed
+        && role == Role::Unwitnessed
         && how
             .neighbor_limits
             .max_steps
@@ -940,14 +992,15 @@ fn examine(
     {
         return Ok(e);
     }
-    let mut gold = gold;
-    let written_steps = gold.steps;
-    let factor = p.runs_factored(target, &mut gold, how.gold_limits);
+    let factored_steps = p.factored_steps(target, gold.steps, how.gold_limits);
+    let factor = factored_steps.is_some();
+    let basis = factored_steps.unwrap_or(gold.steps);
     for (n, ts) in p.targets.iter().enumerate() {
         for (t, text) in ts.iter().enumerate() {
             if let Ok(true) | Err(QueryError::Sql(_)) = differs(
                 target,
                 &gold,
+                basis,
                 text.run_as(factor),
                 p.options,
                 how.neighbor_limits,
@@ -957,11 +1010,17 @@ fn examine(
         }
     }
     // Probes run as written, their budget relative to the gold's as written.
-    gold.steps = written_steps;
     if how.probing {
         for (i, _) in p.open_probes.iter().enumerate().filter(|(_, o)| **o) {
             let sql = &probes[i].probe.sql;
-            if let Ok(true) = differs(target, &gold, sql, p.options, how.neighbor_limits) {
+            if let Ok(true) = differs(
+                target,
+                &gold,
+                gold.steps,
+                sql,
+                p.options,
+                how.neighbor_limits,
+            ) {
                 e.satisfied.push(i);
             }
         }
@@ -1202,6 +1261,30 @@ mod tests {
     }
 
     #[test]
+    fn the_kind_of_database_that_told_more_apart_lately_gets_the_free_turns() {
+        let mut y = Yields::default();
+        // Until both kinds have been measured, the free turns stay usual.
+        assert!(!y.favours_alone());
+        y.record(true, 40);
+        assert!(!y.favours_alone());
+        y.record(false, 10);
+        assert!(y.favours_alone());
+        // A moving average: one rich usual database (10 + (100 - 10) / 4 = 32.5) does not yet
+        // outweigh 40; a second one (32.5 + (100 - 32.5) / 4 = 49.4) does.
+        y.record(false, 100);
+        assert!(y.favours_alone());
+        y.record(false, 100);
+        assert!(!y.favours_alone());
+        // Databases of a gold's own that tell nothing lose their lead as well.
+        y.record(true, 200);
+        assert!(y.favours_alone());
+        for _ in 0..3 {
+            y.record(true, 0);
+        }
+        assert!(!y.favours_alone(), "{:?} against {:?}", y.alone, y.usual);
+    }
+
+    #[test]
     fn targets_run_factored_only_where_the_gold_runs_sooner_so() {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         conn.execute_batch("CREATE TABLE T (k, v); CREATE TABLE U (k, w);")
@@ -1223,23 +1306,23 @@ mod tests {
         // Factored, the join drives the plan: fewer steps, and the budget follows them.
         let p = prepared(gold, factored(gold));
         assert!(p.factored_gold.is_some());
-        let mut g = answer(&p);
-        let written = g.steps;
-        assert!(p.runs_factored(&target, &mut g, &limits));
-        assert!(g.steps < written, "{} against {written}", g.steps);
+        let written = answer(&p).steps;
+        let steps = p.factored_steps(&target, written, &limits);
+        assert!(
+            steps.is_some_and(|s| s < written),
+            "{steps:?} against {written}"
+        );
 
         // A form that costs more (here a needless cross join) is not used.
         let costly = "SELECT DISTINCT T.k FROM T , U , U AS V , U AS W \
                       WHERE T.k = U.k AND V.w + W.w >= 0 AND ( T.v = 1 OR U.w = 2 )";
         let p = prepared(gold, Some(costly.to_owned()));
-        let mut g = answer(&p);
-        assert!(!p.runs_factored(&target, &mut g, &limits));
-        assert_eq!(g.steps, written);
+        assert_eq!(answer(&p).steps, written);
+        assert_eq!(p.factored_steps(&target, written, &limits), None);
 
         // Without shared conjuncts there is nothing to choose.
         let p = prepared(gold, None);
-        let mut g = answer(&p);
-        assert!(!p.runs_factored(&target, &mut g, &limits));
+        assert_eq!(p.factored_steps(&target, written, &limits), None);
     }
 
     #[test]
@@ -1297,7 +1380,12 @@ mod tests {
                 seed: 0,
                 conn: None,
             };
-            examine(&p, &[], &target, &mut twin, &how, false, witnessed)
+            let role = if witnessed {
+                Role::Witnessed
+            } else {
+                Role::Unwitnessed
+            };
+            examine(&p, &[], &target, &mut twin, &how, role)
                 .unwrap()
                 .found
         };

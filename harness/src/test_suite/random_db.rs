@@ -456,6 +456,13 @@ pub fn populate(
             .iter()
             .map(|c| ColumnPool::new(c, constants, &borrowable, &mut rng))
             .collect();
+        let referenced: Vec<bool> = (0..table.columns.len())
+            .map(|k| {
+                schema.foreign_keys.iter().any(|f| {
+                    f.enforced && f.parent_table == t && f.parent_column == k && f.table != t
+                })
+            })
+            .collect();
         let single_key = (table.primary_key.len() == 1).then(|| table.primary_key[0]);
         let unique: Vec<bool> = (0..table.columns.len())
             .map(|k| Some(k) == single_key || table.columns[k].rules.is_unique())
@@ -653,7 +660,13 @@ pub fn populate(
                     _ => None,
                 };
                 let mut v = v.unwrap_or_else(|| pool.draw(&mut rng));
-                let nullable = !is_key && !col.not_null && !col.rules.is_not_null();
+                // A table's first row holds a value in each column an enforced reference
+                // targets: a parent whose every row is NULL there leaves its children's
+                // witnesses nothing to reference.
+                let nullable = !is_key
+                    && !col.not_null
+                    && !col.rules.is_not_null()
+                    && (r > 0 || !referenced[k]);
                 if nullable && rng.u32(..100) < pool.null_percent {
                     v = Value::Null;
                 } else if unique[k] {
@@ -1451,6 +1464,49 @@ mod tests {
             alone >= 34 && usual <= 20,
             "answers on {alone} of 40 databases of its own, on {usual} of 40 usual ones"
         );
+    }
+
+    #[test]
+    fn a_parent_always_holds_a_value_its_children_can_reference() {
+        // ATIS: `FLIGHT.FLIGHT_DAYS` (never NULL) references `DAYS.DAYS_CODE` (nullable).
+        // A database of a gold's own has one to three rows per table; were every `DAYS` row's
+        // code NULL, no flight could reference one, and the witness of a gold that never
+        // names `DAYS` would be left out for dangling.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("days.sql");
+        std::fs::write(
+            &path,
+            "CREATE TABLE DAYS (DAYS_CODE TEXT, DAY_NAME TEXT);\n\
+             CREATE TABLE FLIGHT (FLIGHT_ID INTEGER, FLIGHT_NUMBER INTEGER, \
+             FLIGHT_DAYS TEXT NOT NULL REFERENCES DAYS (DAYS_CODE));\n",
+        )
+        .unwrap();
+        let schema = crate::test_suite::schema::from_database("days", &path).unwrap();
+        let gold = "SELECT F.FLIGHT_ID FROM FLIGHT AS F WHERE F.FLIGHT_NUMBER = 1234";
+        let own = Constants::from_golds([gold], &schema)
+            .focused_on(gold, &schema)
+            .alone();
+        let limits = crate::backend::Limits::default();
+        let (mut codeless, mut answered) = (0, 0);
+        for seed in 0..400 {
+            let db = in_memory(&schema, &own, seed).unwrap();
+            let codes: i64 = db
+                .query_row(
+                    "SELECT count(*) FROM DAYS WHERE DAYS_CODE IS NOT NULL",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            codeless += usize::from(codes == 0);
+            answered += usize::from(
+                crate::backend::sqlite::run_query(&db, gold, &limits)
+                    .is_ok_and(|t| !t.rows.is_empty()),
+            );
+        }
+        // Measured: without the first row's value, no code on 9 of these 400 databases.
+        assert_eq!(codeless, 0, "a parent without a referenceable value");
+        // The witness is left out on a tenth of databases by design, never for dangling.
+        assert!(answered >= 340, "the gold answers on {answered} of 400");
     }
 
     #[test]
