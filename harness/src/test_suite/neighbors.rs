@@ -2,7 +2,7 @@
 //! aggregation, a sort direction, a connective, a negation, a column, or a dropped span. A
 //! test suite is good when it tells the gold from each of them (`spec/test_suite.md`).
 //!
-//! Length: about 1,260 lines of code and 250 of tests. The neighbor kinds share one token walk
+//! Length: about 1,370 lines of code and 330 of tests. The neighbor kinds share one token walk
 //! (clause tracking, spans, the gold's constants) and are small each; spread over files, every
 //! kind would re-export that walk's internals.
 
@@ -217,11 +217,14 @@ impl<'a> Query<'a> {
     }
 
     /// Index of the token that ends the clause starting at `start` (exclusive): the next clause
-    /// word at the same depth, a `)` closing that depth, or the end.
+    /// word at the same depth, the `)` closing the parentheses around it (a `)` has the depth
+    /// of its `(`: one less), an unmatched `)`, or the end. A parenthesized group inside the
+    /// clause (`WHERE ( a OR b ) AND c`) is part of it.
     fn clause_end(&self, start: usize, stop_at: &[&str]) -> usize {
         let d = self.depth[start];
         for j in start + 1..self.toks.len() {
-            if self.depth[j] < d || (self.depth[j] == d && self.toks[j].is_symbol(")")) {
+            let unmatched = || self.toks[j].is_symbol(")") && self.partner(j).is_none();
+            if self.depth[j] < d || (self.depth[j] == d && unmatched()) {
                 return j;
             }
             if self.depth[j] == d
@@ -280,6 +283,77 @@ impl<'a> Query<'a> {
             return false;
         };
         open > 0 && self.toks[open - 1].is_word("count")
+    }
+
+    /// True if token `i` is the whole argument of `count( … )`: an integer there is a constant
+    /// that is never NULL, so `count( 1 )` counts the rows whatever the integer.
+    fn is_count_argument(&self, i: usize) -> bool {
+        i >= 2
+            && self.toks[i - 1].is_symbol("(")
+            && self.toks[i - 2].is_word("count")
+            && self.toks.get(i + 1).is_some_and(|t| t.is_symbol(")"))
+    }
+
+    /// The tokens of the SELECT block token `i` is in, at its depth: from after the `(` (or
+    /// set operator) before it to the `)` (or set operator) after it.
+    fn block(&self, i: usize) -> (usize, usize) {
+        let d = self.depth[i];
+        let set_operator = |j: usize| {
+            self.depth[j] == d
+                && ["union", "intersect", "except"]
+                    .iter()
+                    .any(|w| self.toks[j].is_word(w))
+        };
+        let from = (0..i)
+            .rev()
+            .find(|&j| self.depth[j] < d || set_operator(j))
+            .map_or(0, |j| j + 1);
+        let to = (i..self.toks.len())
+            .find(|&j| self.depth[j] < d || set_operator(j))
+            .unwrap_or(self.toks.len());
+        (from, to)
+    }
+
+    /// The items of a comma list at `i`'s depth in `from..to`, as normalized texts.
+    fn list_items(&self, from: usize, to: usize) -> Vec<String> {
+        let d = self.depth.get(from).copied().unwrap_or(0);
+        let mut items = vec![String::new()];
+        for j in from..to {
+            if self.depth[j] == d && self.toks[j].is_symbol(",") {
+                items.push(String::new());
+            } else if let Some(last) = items.last_mut() {
+                last.push_str(&self.toks[j].lower());
+                last.push(' ');
+            }
+        }
+        items
+    }
+
+    /// The GROUP BY keys of the block of token `i` (normalized texts), if it groups.
+    fn group_keys(&self, i: usize) -> Option<Vec<String>> {
+        let (from, to) = self.block(i);
+        let d = self.depth[i];
+        let group = (from..to).find(|&j| {
+            self.depth[j] == d
+                && self.toks[j].is_word("group")
+                && self.toks.get(j + 1).is_some_and(|t| t.is_word("by"))
+        })?;
+        let end = self.clause_end(group, CLAUSE_WORDS).min(to);
+        Some(self.list_items(group + 2, end))
+    }
+
+    /// True if the `DISTINCT` at `i` (after a block's `SELECT`) cannot remove a row: the block
+    /// groups, and every grouping key is an item of its select list, so no two rows are equal.
+    fn distinct_of_grouped_keys(&self, i: usize) -> bool {
+        if i == 0 || !self.toks[i - 1].is_word("select") {
+            return false;
+        }
+        let Some(keys) = self.group_keys(i) else {
+            return false;
+        };
+        let list_end = self.clause_end(i - 1, CLAUSE_WORDS);
+        let items = self.list_items(i + 1, list_end);
+        keys.iter().all(|k| items.contains(k))
     }
 
     /// True if token `i` is inside a scalar subquery (`op (SELECT …)`): SQLite uses its first
@@ -411,6 +485,10 @@ pub fn neighbors(
                     let op = q.toks[i - 1].text.as_str();
                     alts.retain(|&a| !same_on_groups(op, c, op, a));
                 }
+                if q.is_count_argument(i) {
+                    // `count( 0 )`, `count( 7 )`: every integer is a non-NULL constant.
+                    alts.clear();
+                }
                 for a in alts {
                     push(NeighborKind::IntValue, replace(i, &a.to_string()), hard);
                 }
@@ -531,8 +609,14 @@ pub fn neighbors(
                 let d = q.depth[i];
                 let next_open = q.toks.get(i + 1).is_some_and(|n| n.is_symbol("("));
                 if AGGREGATES.contains(&w.as_str()) && next_open {
+                    // `sum( 1 )` counts the rows of a group as `count( 1 )` does (a group is
+                    // never empty; without GROUP BY, no rows give NULL instead of 0).
+                    let sum_counts = w == "count"
+                        && q.toks.get(i + 2).is_some_and(|t| t.text == "1")
+                        && q.is_count_argument(i + 2)
+                        && q.group_keys(i).is_some();
                     for a in AGGREGATES {
-                        if *a != w {
+                        if *a != w && !(sum_counts && *a == "sum") {
                             push(NeighborKind::Aggregation, replace(i, a), hard);
                         }
                     }
@@ -571,6 +655,7 @@ pub fn neighbors(
                             }
                         }
                     }
+                    "distinct" if q.distinct_of_grouped_keys(i) => {}
                     "distinct" => push(
                         NeighborKind::DropDistinct,
                         splice(gold, t.start, t.end, ""),
@@ -1478,6 +1563,92 @@ mod tests {
             assert_eq!(opens, closes, "{s}");
             assert!(original - toks.len() <= MAX_DROP_SPAN, "{s}");
         }
+    }
+
+    #[test]
+    fn a_clause_goes_on_past_a_parenthesized_group_inside_it() {
+        let g = "SELECT name FROM singer WHERE ( age > 30 OR age < 20 ) AND country = 'France' \
+                 ORDER BY age";
+        let q = Query::new(g);
+        let text = |from: usize, to: usize| g[q.byte_start(from)..q.byte_start(to)].trim();
+        let at = |w: &str| q.toks.iter().position(|t| t.is_word(w)).unwrap();
+        let (w, end) = (at("where"), q.clause_end(at("where"), CLAUSE_WORDS));
+        assert_eq!(
+            text(w, end),
+            "WHERE ( age > 30 OR age < 20 ) AND country = 'France'"
+        );
+        let ns = gen(g);
+        // Either conjunct, the group as a whole included, can be dropped; so can the clause.
+        assert!(has(
+            &ns,
+            NeighborKind::DropPredicate,
+            "SELECT name FROM singer WHERE ( age > 30 OR age < 20 ) ORDER BY age"
+        ));
+        assert!(has(
+            &ns,
+            NeighborKind::DropPredicate,
+            "SELECT name FROM singer WHERE country = 'France' ORDER BY age"
+        ));
+        assert!(has(
+            &ns,
+            NeighborKind::DropClause,
+            "SELECT name FROM singer ORDER BY age"
+        ));
+        // A clause inside a subquery still ends at the subquery's `)`.
+        let g =
+            "SELECT name FROM singer WHERE age IN ( SELECT age FROM singer WHERE ( age > 1 ) ) \
+                 AND name = 'x'";
+        let q = Query::new(g);
+        let text = |from: usize, to: usize| g[q.byte_start(from)..q.byte_start(to)].trim();
+        let inner = q.toks.iter().rposition(|t| t.is_word("where")).unwrap();
+        assert_eq!(
+            text(inner, q.clause_end(inner, CLAUSE_WORDS)),
+            "WHERE ( age > 1 )"
+        );
+    }
+
+    #[test]
+    fn edits_that_cannot_change_a_count_or_a_grouped_distinct_are_no_neighbors() {
+        let g = "SELECT DISTINCT COUNT( 1 ) , T1.country FROM singer AS T1 GROUP BY T1.country \
+                 ORDER BY COUNT( 1 ) DESC";
+        let ns = gen(g);
+        let of = |kind: NeighborKind| -> Vec<String> {
+            ns.iter()
+                .filter(|n| n.kind == kind)
+                .map(|n| normalize(&n.sql))
+                .collect()
+        };
+        // `count( 1 )` counts rows whatever the integer: no constant edit inside it.
+        assert_eq!(of(NeighborKind::IntValue), Vec::<String>::new());
+        // In a group, `sum( 1 )` is the count; `avg( 1 )` is not.
+        let sum = normalize(&g.replacen("COUNT", "sum", 1));
+        let avg = normalize(&g.replacen("COUNT", "avg", 1));
+        assert!(!of(NeighborKind::Aggregation).contains(&sum), "{sum}");
+        assert!(of(NeighborKind::Aggregation).contains(&avg), "{avg}");
+        // Its rows are one per grouping key, which it selects: DISTINCT removes none.
+        assert_eq!(of(NeighborKind::DropDistinct), Vec::<String>::new());
+
+        // Without GROUP BY, no rows give `sum( 1 )` NULL where the count is 0.
+        let g = "SELECT COUNT( 1 ) FROM singer WHERE age > 30";
+        assert!(has(
+            &gen(g),
+            NeighborKind::Aggregation,
+            "SELECT sum( 1 ) FROM singer WHERE age > 30"
+        ));
+        // A grouping key it does not select leaves rows DISTINCT can merge.
+        let g = "SELECT DISTINCT T1.country FROM singer AS T1 GROUP BY T1.country , T1.age";
+        assert!(has(
+            &gen(g),
+            NeighborKind::DropDistinct,
+            "SELECT T1.country FROM singer AS T1 GROUP BY T1.country , T1.age"
+        ));
+        // A count of a column is no constant: its edits stay.
+        let g = "SELECT name FROM singer GROUP BY name HAVING count( age ) > 2";
+        assert!(has(
+            &gen(g),
+            NeighborKind::Aggregation,
+            "SELECT name FROM singer GROUP BY name HAVING sum( age ) > 2"
+        ));
     }
 
     #[test]

@@ -415,12 +415,17 @@ pub fn populate(
         if table.columns.is_empty() || super::schema::is_internal(&table.name) {
             continue;
         }
+        // Per column: an enforced reference from another table targets it.
+        let referenced: Vec<bool> = (0..table.columns.len())
+            .map(|k| {
+                schema.foreign_keys.iter().any(|f| {
+                    f.enforced && f.parent_table == t && f.parent_column == k && f.table != t
+                })
+            })
+            .collect();
         // A table other tables must reference, or one the data never leaves empty, is never
         // empty.
-        let is_parent = schema
-            .foreign_keys
-            .iter()
-            .any(|f| f.enforced && f.parent_table == t && f.table != t);
+        let is_parent = referenced.iter().any(|&r| r);
         let rows = match shape.threshold {
             _ if rng.u32(..100) < 5 && !is_parent && !table.non_empty => 0,
             Some(_) if is_parent => rng.usize(1..=3),
@@ -455,13 +460,6 @@ pub fn populate(
             .columns
             .iter()
             .map(|c| ColumnPool::new(c, constants, &borrowable, &mut rng))
-            .collect();
-        let referenced: Vec<bool> = (0..table.columns.len())
-            .map(|k| {
-                schema.foreign_keys.iter().any(|f| {
-                    f.enforced && f.parent_table == t && f.parent_column == k && f.table != t
-                })
-            })
             .collect();
         let single_key = (table.primary_key.len() == 1).then(|| table.primary_key[0]);
         let unique: Vec<bool> = (0..table.columns.len())
