@@ -314,19 +314,25 @@ impl<'a> Query<'a> {
         (from, to)
     }
 
-    /// The items of a comma list at `i`'s depth in `from..to`, as normalized texts.
-    fn list_items(&self, from: usize, to: usize) -> Vec<String> {
+    /// The items of a comma list in `from..to`, at `from`'s depth: token ranges.
+    fn comma_items(&self, from: usize, to: usize) -> Vec<(usize, usize)> {
         let d = self.depth.get(from).copied().unwrap_or(0);
-        let mut items = vec![String::new()];
+        let mut items = Vec::new();
+        let mut start = from;
         for j in from..to {
             if self.depth[j] == d && self.toks[j].is_symbol(",") {
-                items.push(String::new());
-            } else if let Some(last) = items.last_mut() {
-                last.push_str(&self.toks[j].lower());
-                last.push(' ');
+                items.push((start, j));
+                start = j + 1;
             }
         }
+        items.push((start, to));
         items
+    }
+
+    /// The tokens `from..to`, lower case, as one text (items compared by it).
+    fn text_of(&self, (from, to): (usize, usize)) -> String {
+        let words: Vec<String> = self.toks[from..to].iter().map(Token::lower).collect();
+        words.join(" ")
     }
 
     /// The GROUP BY keys of the block of token `i` (normalized texts), if it groups.
@@ -339,7 +345,8 @@ impl<'a> Query<'a> {
                 && self.toks.get(j + 1).is_some_and(|t| t.is_word("by"))
         })?;
         let end = self.clause_end(group, CLAUSE_WORDS).min(to);
-        Some(self.list_items(group + 2, end))
+        let items = self.comma_items(group + 2, end);
+        Some(items.into_iter().map(|r| self.text_of(r)).collect())
     }
 
     /// True if the `DISTINCT` at `i` (after a block's `SELECT`) cannot remove a row: the block
@@ -352,8 +359,30 @@ impl<'a> Query<'a> {
             return false;
         };
         let list_end = self.clause_end(i - 1, CLAUSE_WORDS);
-        let items = self.list_items(i + 1, list_end);
+        let items: Vec<String> = self
+            .comma_items(i + 1, list_end)
+            .into_iter()
+            .map(|r| self.text_of(r))
+            .collect();
         keys.iter().all(|k| items.contains(k))
+    }
+
+    /// The items (token ranges) of the GROUP BY list token `i` is in, if it is in one.
+    fn group_by_items(&self, i: usize) -> Option<Vec<(usize, usize)>> {
+        let d = self.depth[i];
+        let start = (0..i).rev().find(|&j| {
+            self.depth[j] < d
+                || (self.depth[j] == d
+                    && self.toks[j].kind == TokenKind::Word
+                    && CLAUSE_WORDS.contains(&self.toks[j].lower().as_str()))
+        })?;
+        if self.depth[start] < d
+            || !self.toks[start].is_word("group")
+            || !self.toks.get(start + 1).is_some_and(|t| t.is_word("by"))
+        {
+            return None;
+        }
+        Some(self.comma_items(start + 2, self.clause_end(start, CLAUSE_WORDS)))
     }
 
     /// True if token `i` is inside a scalar subquery (`op (SELECT …)`): SQLite uses its first
@@ -1119,6 +1148,23 @@ fn column_alternatives(
         Some(a) => format!("{a}.{}", c.to_lowercase()),
         None => c.to_lowercase(),
     };
+    // In `GROUP BY T.id , T.x`, where T.id identifies T's rows, each group is one row of T:
+    // any column of T in place of T.x groups the same rows.
+    if let (Some(a), Some(items)) = (&qual, q.group_by_items(i)) {
+        let determined = !owners.is_empty()
+            && items.iter().any(|&(from, to)| {
+                to == from + 3
+                    && from != arg_start
+                    && q.toks[from + 1].is_symbol(".")
+                    && unquote_ident(&q.toks[from].text).to_lowercase() == *a
+                    && owners.iter().all(|&k| {
+                        facts.identifies_rows(k, unquote_ident(&q.toks[from + 2].text), tables)
+                    })
+            });
+        if determined {
+            return Vec::new();
+        }
+    }
     let never_null =
         |k: usize, c: &str| facts.is_not_null(k, c, tables) || rejected.contains(&key(c));
     let counts_rows =
@@ -1322,7 +1368,20 @@ fn drop_token_spans(
                 && q.toks[i - 1].is_symbol("(")
                 && (q.toks[i - 2].is_word("min") || q.toks[i - 2].is_word("max"));
             let scalar_limit = q.toks[core_start].is_word("limit") && q.in_scalar_subquery(i);
-            if noise || alias || qualifier || distinct_in_extremum || scalar_limit || empties_count
+            // A `DISTINCT` that removes no row, alone or with the qualifier after it.
+            let idle_distinct = span[0].is_word("distinct")
+                && (span.len() == 1
+                    || (span.len() == 3
+                        && span[1].kind == TokenKind::Word
+                        && span[2].is_symbol(".")))
+                && q.distinct_of_grouped_keys(i);
+            if noise
+                || alias
+                || qualifier
+                || distinct_in_extremum
+                || scalar_limit
+                || empties_count
+                || idle_distinct
             {
                 continue;
             }
@@ -1476,6 +1535,28 @@ mod tests {
         assert!(ns
             .iter()
             .any(|n| n.kind == NeighborKind::Column && n.sql.ends_with("GROUP BY T1. Name")));
+
+        // Beside a key that identifies the rows, another column of its table groups the same
+        // rows whatever it is; the key itself still has its neighbors.
+        let g = "SELECT T1.Name , T1.Age FROM singer AS T1 GROUP BY T1.Singer_ID , T1.Age";
+        let ns = neighbors(g, &tables(), &facts, &mut fastrand::Rng::with_seed(7));
+        let grouped_by = |sql: &str| {
+            ns.iter()
+                .any(|n| n.kind == NeighborKind::Column && normalize(&n.sql) == normalize(sql))
+        };
+        assert!(!grouped_by(
+            "SELECT T1.Name , T1.Age FROM singer AS T1 GROUP BY T1.Singer_ID , T1.Country"
+        ));
+        assert!(grouped_by(
+            "SELECT T1.Name , T1.Age FROM singer AS T1 GROUP BY T1.Country , T1.Age"
+        ));
+        // Without the facts, the key is not known to identify rows.
+        let ns = gen(g);
+        assert!(ns.iter().any(|n| n.kind == NeighborKind::Column
+            && normalize(&n.sql)
+                == normalize(
+                    "SELECT T1.Name , T1.Age FROM singer AS T1 GROUP BY T1.Singer_ID , T1.Country"
+                )));
     }
 
     #[test]
@@ -1642,6 +1723,19 @@ mod tests {
             NeighborKind::DropDistinct,
             "SELECT T1.country FROM singer AS T1 GROUP BY T1.country , T1.age"
         ));
+        // Nor as a dropped span, alone or with the qualifier after it.
+        let g = "SELECT DISTINCT T1.country FROM singer AS T1 GROUP BY T1.country";
+        let spans: Vec<String> = gen(g)
+            .iter()
+            .filter(|n| n.kind == NeighborKind::DropSpan)
+            .map(|n| normalize(&n.sql))
+            .collect();
+        for same in [
+            "SELECT T1.country FROM singer AS T1 GROUP BY T1.country",
+            "SELECT country FROM singer AS T1 GROUP BY T1.country",
+        ] {
+            assert!(!spans.contains(&normalize(same)), "{same}");
+        }
         // A count of a column is no constant: its edits stay.
         let g = "SELECT name FROM singer GROUP BY name HAVING count( age ) > 2";
         assert!(has(
