@@ -1324,20 +1324,23 @@ mod tests {
             .collect()
     }
 
-    /// The (neighbor, target) pairs `p` tells apart on a database of `rows`, examined with a
-    /// witness and without the presupposition check (so a tied database is examined at all).
-    fn told_apart(p: &Prepared, setup: &str) -> Vec<(usize, usize)> {
+    /// The (neighbor, target) pairs `p` tells apart on `conn`, examined in `role` without the
+    /// presupposition check (so a tied database is examined at all; the twin is never drawn).
+    fn found(
+        p: &Prepared,
+        conn: &rusqlite::Connection,
+        neighbor_limits: &Limits,
+        role: Role,
+    ) -> Vec<(usize, usize)> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.sql");
-        std::fs::write(&path, "CREATE TABLE teacher (name TEXT, hometown TEXT);\n").unwrap();
+        std::fs::write(&path, "CREATE TABLE T (k INT);\n").unwrap();
         let schema = super::super::schema::from_database("t", &path).unwrap();
         let constants = Constants::default();
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        conn.execute_batch(setup).unwrap();
-        let limits = Limits::default();
+        let gold_limits = Limits::default();
         let how = Examination {
-            gold_limits: &limits,
-            neighbor_limits: &limits,
+            gold_limits: &gold_limits,
+            neighbor_limits,
             reject_ambiguous: false,
             probing: false,
         };
@@ -1347,16 +1350,16 @@ mod tests {
             seed: 0,
             conn: None,
         };
-        examine(
-            p,
-            &[],
-            &Target::Memory(&conn),
-            &mut twin,
-            &how,
-            Role::Witnessed,
-        )
-        .unwrap()
-        .found
+        examine(p, &[], &Target::Memory(conn), &mut twin, &how, role)
+            .unwrap()
+            .found
+    }
+
+    /// [`found`] on a database made by `setup`, witnessed, within the default limits.
+    fn told_apart(p: &Prepared, setup: &str) -> Vec<(usize, usize)> {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(setup).unwrap();
+        found(p, &conn, &Limits::default(), Role::Witnessed)
     }
 
     #[test]
@@ -1472,15 +1475,6 @@ mod tests {
 
     #[test]
     fn a_costly_empty_answer_skips_the_neighbors_only_where_the_gold_is_not_witnessed() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.sql");
-        std::fs::write(
-            &path,
-            "CREATE TABLE T (k INT, v INT);\nCREATE TABLE U (k INT, w INT);\n",
-        )
-        .unwrap();
-        let schema = super::super::schema::from_database("t", &path).unwrap();
-        let constants = Constants::default();
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         conn.execute_batch("CREATE TABLE T (k, v); CREATE TABLE U (k, w);")
             .unwrap();
@@ -1490,49 +1484,23 @@ mod tests {
             ))
             .unwrap();
         }
-        let target = Target::Memory(&conn);
         // No index can serve `T.v + U.w`: every pair is tried, about 30,000 steps, to find none.
         let gold = "SELECT T.k FROM T , U WHERE T.v + U.w = 999";
         let neighbor = "SELECT T.k FROM T , U WHERE T.v + U.w >= 999";
         let loose = "SELECT T.k FROM T , U WHERE T.v + U.w <= 999";
         let mut p = prepared(gold, None);
-        p.targets = [neighbor, loose]
-            .iter()
-            .map(|sql| {
-                vec![Text {
-                    sql: (*sql).to_owned(),
-                    factored: None,
-                }]
-            })
-            .collect();
+        p.targets = texts(&[neighbor, loose]);
         let examined = |max_steps: u64, witnessed: bool| {
-            let (gold_limits, neighbor_limits) = (
-                Limits::default(),
-                Limits {
-                    max_steps: Some(max_steps),
-                    ..Limits::default()
-                },
-            );
-            let how = Examination {
-                gold_limits: &gold_limits,
-                neighbor_limits: &neighbor_limits,
-                reject_ambiguous: false,
-                probing: false,
-            };
-            let mut twin = Twin {
-                schema: &schema,
-                constants: &constants,
-                seed: 0,
-                conn: None,
+            let neighbor_limits = Limits {
+                max_steps: Some(max_steps),
+                ..Limits::default()
             };
             let role = if witnessed {
                 Role::Witnessed
             } else {
                 Role::Unwitnessed
             };
-            examine(&p, &[], &target, &mut twin, &how, role)
-                .unwrap()
-                .found
+            found(&p, &conn, &neighbor_limits, role)
         };
         // The loosened comparison answers every pair: told apart wherever it runs.
         assert_eq!(examined(2_000, true), vec![(1, 0)]);

@@ -1269,17 +1269,7 @@ fn drop_spans(
                 if q.toks.get(start).is_some_and(|t| t.is_word("distinct")) {
                     start += 1;
                 }
-                let end = q.clause_end(i, CLAUSE_WORDS);
-                let d = q.depth[i];
-                let mut items = Vec::new();
-                let mut a = start;
-                for j in start..end {
-                    if q.depth[j] == d && q.toks[j].is_symbol(",") {
-                        items.push((a, j));
-                        a = j + 1;
-                    }
-                }
-                items.push((a, end));
+                let items = q.comma_items(start, q.clause_end(i, CLAUSE_WORDS));
                 if items.len() >= 2 {
                     for (k, &(a, b)) in items.iter().enumerate() {
                         if a >= b {
