@@ -13,6 +13,7 @@
 //! presupposes of a database (`Presupposition`) share the prepared golds, the two query
 //! targets and the limits; the loop's order of steps defines the suite, best read in one place.
 
+use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -279,36 +280,22 @@ impl Prepared {
             _ => None,
         }
     }
-
-    /// The gold's answer `rows` on `target`, with what the tie-aware comparison needs there
-    /// (its key query runs within `limits`).
-    fn answer(&self, target: &Target, rows: ResultTable, limits: &Limits) -> Answer {
-        let ties = match &self.order {
-            _ if !self.options.order_matters => Ties::Exact,
-            OrderPlan::Unordered => Ties::AnyOrder,
-            OrderPlan::Unsupported(_) => Ties::Exact,
-            OrderPlan::Keys(keys) => target
-                .run(&keys.sql, limits)
-                .ok()
-                .and_then(|keyed| keys.tie_groups(&rows, &keyed).ok())
-                .map_or(Ties::Exact, Ties::Groups),
-        };
-        Answer {
-            rows,
-            options: self.options,
-            ties,
-        }
-    }
 }
 
 /// The gold's answer on one database, as a neighbor is compared with it there: ordered rows
 /// tie-aware (`spec/exec.md` §4b), whatever the exec options say. A neighbor is told apart only
 /// where no choice among the gold's tied rows gives its answer, so a suite serves the
-/// tie-aware comparison and the official one alike (`spec/test_suite.md`, "Ties").
-struct Answer {
+/// tie-aware comparison and the official one alike (`spec/test_suite.md`, "Told apart
+/// tie-aware").
+struct Answer<'a> {
     rows: ResultTable,
     options: CompareOptions,
-    ties: Ties,
+    order: &'a OrderPlan,
+    target: &'a Target<'a>,
+    limits: &'a Limits,
+    /// Made only when a neighbor's rows differ from the gold's in the exact comparison: the
+    /// key query is a run of the gold without its LIMIT.
+    ties: OnceCell<Ties>,
 }
 
 /// What the gold's order leaves open on one database.
@@ -322,22 +309,59 @@ enum Ties {
     Groups(TieGroups),
 }
 
-impl Answer {
+impl<'a> Answer<'a> {
+    /// The gold's answer `rows` on `target`, compared with `options` and ordered by `order`;
+    /// what the tie-aware comparison needs there (the key query, run within `limits`) is found
+    /// on first need.
+    fn new(
+        rows: ResultTable,
+        options: CompareOptions,
+        order: &'a OrderPlan,
+        target: &'a Target<'a>,
+        limits: &'a Limits,
+    ) -> Answer<'a> {
+        Answer {
+            rows,
+            options,
+            order,
+            target,
+            limits,
+            ties: OnceCell::new(),
+        }
+    }
+
     /// Would the metric accept `other` as this answer?
     fn accepts(&self, other: &ResultTable) -> bool {
-        equivalent(&self.rows, other, self.options)
-            || match &self.ties {
-                Ties::Exact => false,
-                Ties::AnyOrder => equivalent(
-                    &self.rows,
-                    other,
-                    CompareOptions {
-                        order_matters: false,
-                        ..self.options
-                    },
-                ),
-                Ties::Groups(groups) => groups.admits(&other.rows, self.options.float_tolerance),
-            }
+        let options = self.options;
+        if equivalent(&self.rows, other, options) {
+            return true;
+        }
+        match self.ties.get_or_init(|| self.ties()) {
+            Ties::Exact => false,
+            Ties::AnyOrder => equivalent(
+                &self.rows,
+                other,
+                CompareOptions {
+                    order_matters: false,
+                    ..options
+                },
+            ),
+            Ties::Groups(groups) => groups.admits(&other.rows, options.float_tolerance),
+        }
+    }
+
+    fn ties(&self) -> Ties {
+        match self.order {
+            _ if !self.options.order_matters => Ties::Exact,
+            OrderPlan::Unordered => Ties::AnyOrder,
+            OrderPlan::Unsupported(_) => Ties::Exact,
+            OrderPlan::Keys(keys) => self
+                .target
+                .run(&keys.sql, self.limits)
+                .ok()
+                .and_then(|keyed| keys.tie_groups(&self.rows, &keyed).ok())
+                .map_or(Ties::Exact, Ties::Groups),
+        }
     }
 }
 
@@ -587,7 +611,7 @@ pub fn distill_schema(
                     .fails(&p.gold, &gold, p.options, target, &mut twin, &gold_limits)
                     .unwrap_or(true)
             });
-        let gold = p.answer(target, gold, &limits);
+        let gold = Answer::new(gold, p.options, &p.order, target, &limits);
         // A probe that does not run on the base is dropped; one the base satisfies is closed.
         let mut kept_probes = Vec::new();
         for mut probe in o.probes.drain(..) {
@@ -1050,7 +1074,7 @@ fn examine(
     {
         return Ok(e);
     }
-    let gold = p.answer(target, gold, how.gold_limits);
+    let gold = Answer::new(gold, p.options, &p.order, target, how.gold_limits);
     let factored_steps = p.factored_steps(target, gold.rows.steps, how.gold_limits);
     let factor = factored_steps.is_some();
     let basis = factored_steps.unwrap_or(gold.rows.steps);
