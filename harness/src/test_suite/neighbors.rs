@@ -12,6 +12,8 @@ use serde::Serialize;
 
 use crate::sql_tokens::{quote, splice, tokenize, Token, TokenKind};
 
+mod extremum;
+
 /// Which change made a neighbor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -344,26 +346,149 @@ impl<'a> Query<'a> {
                 && self.toks[j].is_word("group")
                 && self.toks.get(j + 1).is_some_and(|t| t.is_word("by"))
         })?;
-        let end = self.clause_end(group, CLAUSE_WORDS).min(to);
+        let end = self.before_semicolons(group, self.clause_end(group, CLAUSE_WORDS).min(to));
         let items = self.comma_items(group + 2, end);
         Some(items.into_iter().map(|r| self.text_of(r)).collect())
     }
 
+    /// `to`, moved back before any `;` that ends `from..to` (a statement's terminator is no
+    /// part of its last clause's items).
+    fn before_semicolons(&self, from: usize, to: usize) -> usize {
+        let mut to = to;
+        while to > from && self.toks[to - 1].is_symbol(";") {
+            to -= 1;
+        }
+        to
+    }
+
+    /// The items of the select list of the block of `select` (that `SELECT` token's index),
+    /// after any `DISTINCT`, as normalized texts.
+    fn select_items(&self, select: usize) -> Vec<String> {
+        let mut start = select + 1;
+        if self.toks.get(start).is_some_and(|t| t.is_word("distinct")) {
+            start += 1;
+        }
+        let end = self.clause_end(select, CLAUSE_WORDS);
+        self.comma_items(start, end)
+            .into_iter()
+            .map(|r| self.text_of(r))
+            .collect()
+    }
+
+    /// True if the block of token `i` calls an aggregate at its own level (in its select
+    /// list, HAVING or ORDER BY; a subquery's do not count).
+    fn aggregates(&self, i: usize) -> bool {
+        let (from, to) = self.block(i);
+        let d = self.depth[i];
+        (from..to).any(|j| {
+            self.depth[j] == d
+                && AGGREGATES.contains(&self.toks[j].lower().as_str())
+                && self.toks.get(j + 1).is_some_and(|t| t.is_symbol("("))
+        })
+    }
+
+    /// The clause word of the block of token `i` at its level, if the block has that clause.
+    fn clause_of_block(&self, i: usize, word: &str) -> Option<usize> {
+        let (from, to) = self.block(i);
+        let d = self.depth[i];
+        (from..to).find(|&j| self.depth[j] == d && self.toks[j].is_word(word))
+    }
+
+    /// True if dropping the GROUP BY clause at `group` cannot change the result: its block
+    /// selects DISTINCT, calls no aggregate and has no HAVING, and every item of its select
+    /// list (and of its ORDER BY) is a grouping key — one row per distinct select list with
+    /// or without the grouping.
+    fn idle_group_by(&self, group: usize) -> bool {
+        let Some(select) = self.clause_of_block(group, "select") else {
+            return false;
+        };
+        if !self
+            .toks
+            .get(select + 1)
+            .is_some_and(|t| t.is_word("distinct"))
+            || self.aggregates(group)
+            || self.clause_of_block(group, "having").is_some()
+        {
+            return false;
+        }
+        let Some(keys) = self.group_keys(group) else {
+            return false;
+        };
+        let items = self.select_items(select);
+        let ordered_by_items = self.clause_of_block(group, "order").is_none_or(|order| {
+            let end = self.before_semicolons(order, self.clause_end(order, CLAUSE_WORDS));
+            self.comma_items(order + 2, end).into_iter().all(|(a, b)| {
+                let b = if b > a
+                    && (self.toks[b - 1].is_word("asc") || self.toks[b - 1].is_word("desc"))
+                {
+                    b - 1
+                } else {
+                    b
+                };
+                items.contains(&self.text_of((a, b)))
+            })
+        });
+        ordered_by_items && items.iter().all(|item| keys.contains(item))
+    }
+
+    /// The clause word (`where`, `order` …) of the clause token `i` is in, at its depth: None
+    /// if `i` is inside parentheses within its clause.
+    fn clause_of(&self, i: usize) -> Option<usize> {
+        let d = self.depth[i];
+        let j = (0..i).rev().find(|&j| {
+            self.depth[j] < d
+                || (self.depth[j] == d
+                    && self.toks[j].kind == TokenKind::Word
+                    && CLAUSE_WORDS.contains(&self.toks[j].lower().as_str()))
+        })?;
+        (self.depth[j] == d).then_some(j)
+    }
+
+    /// True if token `i` is the aggregate of `ORDER BY agg( N )` and item N of the select list
+    /// is that very `agg( N )`: without its name, `ORDER BY ( N )` is read by SQLite as the
+    /// position of a result column, the same one.
+    fn orders_by_own_position(&self, i: usize) -> bool {
+        let t = |k: usize| self.toks.get(k);
+        let call = AGGREGATES.contains(&self.toks[i].lower().as_str())
+            && t(i + 1).is_some_and(|o| o.is_symbol("("))
+            && t(i + 2).is_some_and(|n| n.kind == TokenKind::Int)
+            && t(i + 3).is_some_and(|c| c.is_symbol(")"));
+        if !call
+            || !self
+                .clause_of(i)
+                .is_some_and(|c| self.toks[c].is_word("order"))
+        {
+            return false;
+        }
+        let Ok(position) = self.toks[i + 2].text.parse::<usize>() else {
+            return false;
+        };
+        let Some(select) = self.clause_of_block(i, "select") else {
+            return false;
+        };
+        position >= 1
+            && self.select_items(select).get(position - 1) == Some(&self.text_of((i, i + 4)))
+    }
+
+    /// The token range of the GROUP BY clause at `group`, without a `;` after it.
+    fn group_by_clause(&self, group: usize) -> (usize, usize) {
+        (
+            group,
+            self.before_semicolons(group, self.clause_end(group, CLAUSE_WORDS)),
+        )
+    }
+
     /// True if the `DISTINCT` at `i` (after a block's `SELECT`) cannot remove a row: the block
-    /// groups, and every grouping key is an item of its select list, so no two rows are equal.
-    fn distinct_of_grouped_keys(&self, i: usize) -> bool {
+    /// groups, and every grouping key is an item of its select list, so no two rows are equal;
+    /// or it does not group and aggregates, so it answers one row.
+    fn idle_distinct(&self, i: usize) -> bool {
         if i == 0 || !self.toks[i - 1].is_word("select") {
             return false;
         }
         let Some(keys) = self.group_keys(i) else {
-            return false;
+            return self.aggregates(i);
         };
-        let list_end = self.clause_end(i - 1, CLAUSE_WORDS);
-        let items: Vec<String> = self
-            .comma_items(i + 1, list_end)
-            .into_iter()
-            .map(|r| self.text_of(r))
-            .collect();
+        let items = self.select_items(i - 1);
         keys.iter().all(|k| items.contains(k))
     }
 
@@ -420,27 +545,6 @@ impl<'a> Query<'a> {
             }
         }
         false
-    }
-
-    /// For comparison `i` of the form `col op (SELECT min(col) FROM t)` (or `max`, same column
-    /// name, no WHERE in the subquery): which extremum.
-    fn compared_with_own_extremum(&self, i: usize) -> Option<&'static str> {
-        let lhs = self.toks.get(i.checked_sub(1)?)?;
-        let t = |k: usize| self.toks.get(i + k);
-        let shape = t(1)?.is_symbol("(")
-            && t(2)?.is_word("select")
-            && t(4)?.is_symbol("(")
-            && t(6)?.is_symbol(")")
-            && t(7)?.is_word("from")
-            && t(9)?.is_symbol(")");
-        if !shape || lhs.kind != TokenKind::Word || !t(5)?.text.eq_ignore_ascii_case(&lhs.text) {
-            return None;
-        }
-        match t(3)?.lower().as_str() {
-            "min" => Some("min"),
-            "max" => Some("max"),
-            _ => None,
-        }
     }
 
     fn is_comparison(&self, i: usize) -> bool {
@@ -684,7 +788,7 @@ pub fn neighbors(
                             }
                         }
                     }
-                    "distinct" if q.distinct_of_grouped_keys(i) => {}
+                    "distinct" if q.idle_distinct(i) => {}
                     "distinct" => push(
                         NeighborKind::DropDistinct,
                         splice(gold, t.start, t.end, ""),
@@ -1247,10 +1351,11 @@ fn drop_spans(
             "group" | "order" | "limit" => {
                 let end = q.clause_end(i, CLAUSE_WORDS);
                 let scalar_limit = w == "limit" && q.in_scalar_subquery(i);
-                if end > i + 1 && !scalar_limit {
+                let idle_group = w == "group" && q.idle_group_by(i);
+                if end > i + 1 && !scalar_limit && !idle_group {
                     push(NeighborKind::DropClause, cut(i, end), None);
                 }
-                if w == "group" {
+                if w == "group" && !idle_group {
                     let end = q.clause_end(
                         i,
                         &CLAUSE_WORDS[..2]
@@ -1364,8 +1469,13 @@ fn drop_token_spans(
                     || (span.len() == 3
                         && span[1].kind == TokenKind::Word
                         && span[2].is_symbol(".")))
-                && q.distinct_of_grouped_keys(i);
+                && q.idle_distinct(i);
+            let own_position = span.len() == 1 && q.orders_by_own_position(i);
+            let idle_group =
+                span[0].is_word("group") && q.group_by_clause(i) == (i, j) && q.idle_group_by(i);
             if noise
+                || idle_group
+                || own_position
                 || alias
                 || qualifier
                 || distinct_in_extremum
@@ -1436,7 +1546,7 @@ mod tests {
         ]
     }
 
-    fn gen(sql: &str) -> Vec<Neighbor> {
+    pub(super) fn gen(sql: &str) -> Vec<Neighbor> {
         neighbors(
             sql,
             &tables(),
@@ -1477,7 +1587,7 @@ mod tests {
         ));
     }
 
-    fn has(ns: &[Neighbor], kind: NeighborKind, sql: &str) -> bool {
+    pub(super) fn has(ns: &[Neighbor], kind: NeighborKind, sql: &str) -> bool {
         ns.iter()
             .any(|n| n.kind == kind && normalize(&n.sql) == normalize(sql))
     }
@@ -1733,6 +1843,70 @@ mod tests {
             NeighborKind::Aggregation,
             "SELECT name FROM singer GROUP BY name HAVING sum( age ) > 2"
         ));
+    }
+
+    #[test]
+    fn a_distinct_over_one_row_and_a_grouping_under_distinct_keys_are_no_neighbors() {
+        let dropped = |g: &str, kind: NeighborKind, sql: &str| has(&gen(g), kind, sql);
+        // Without GROUP BY, an aggregate makes one row: DISTINCT removes none (scholar's
+        // `SELECT DISTINCT COUNT( … )`). With a key it does not select, it may.
+        let g = "SELECT DISTINCT COUNT( T1.age ) , T1.name FROM singer AS T1 WHERE T1.age > 30 ;";
+        let without = "SELECT COUNT( T1.age ) , T1.name FROM singer AS T1 WHERE T1.age > 30 ;";
+        assert!(!dropped(g, NeighborKind::DropDistinct, without));
+        let g = "SELECT DISTINCT T1.name FROM singer AS T1 WHERE T1.age > 30 ;";
+        let without = "SELECT T1.name FROM singer AS T1 WHERE T1.age > 30 ;";
+        assert!(dropped(g, NeighborKind::DropDistinct, without));
+        // A `;` after the grouping keys is no part of the last key.
+        let g = "SELECT DISTINCT COUNT( 1 ) , T1.country FROM singer AS T1 GROUP BY T1.country ;";
+        let without = "SELECT COUNT( 1 ) , T1.country FROM singer AS T1 GROUP BY T1.country ;";
+        assert!(!dropped(g, NeighborKind::DropDistinct, without));
+        // DISTINCT over grouping keys only, no aggregate, no HAVING: the grouping merges
+        // nothing DISTINCT would not; dropped as a clause or as a span, it is no neighbor.
+        let g = "SELECT DISTINCT T1.country FROM singer AS T1 WHERE T1.age > 30 GROUP BY T1.country ORDER BY T1.country ASC ;";
+        let ungrouped = "SELECT DISTINCT T1.country FROM singer AS T1 WHERE T1.age > 30  ORDER BY T1.country ASC ;";
+        let ns = gen(g);
+        assert!(
+            !ns.iter().any(|n| normalize(&n.sql) == normalize(ungrouped)),
+            "{ungrouped}"
+        );
+        // Each of these changes what the grouping decides: a selected column that is no key
+        // (which row's name?), an aggregate, HAVING, ordering by what is not selected.
+        for g in [
+            "SELECT DISTINCT T1.name FROM singer AS T1 GROUP BY T1.country ;",
+            "SELECT DISTINCT T1.country , COUNT( * ) FROM singer AS T1 GROUP BY T1.country ;",
+            "SELECT DISTINCT T1.country FROM singer AS T1 GROUP BY T1.country HAVING COUNT( * ) > 1 ;",
+            "SELECT DISTINCT T1.country FROM singer AS T1 GROUP BY T1.country ORDER BY T1.age ;",
+        ] {
+            let q = Query::new(g);
+            let group = q.toks.iter().position(|t| t.is_word("group")).expect("GROUP");
+            assert!(!q.idle_group_by(group), "{g}");
+        }
+        let q = Query::new(g);
+        let group = q
+            .toks
+            .iter()
+            .position(|t| t.is_word("group"))
+            .expect("GROUP");
+        assert!(q.idle_group_by(group), "{g}");
+        // `ORDER BY COUNT( 1 )` without its name is `ORDER BY ( 1 )`, result column 1: the
+        // same count when that column is it, another order when it is not.
+        let count_at = |g: &str, last: bool| {
+            let q = Query::new(g);
+            let mut at = q
+                .toks
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.is_word("count"));
+            let i = if last { at.next_back() } else { at.next() }
+                .expect("COUNT")
+                .0;
+            q.orders_by_own_position(i)
+        };
+        let g = "SELECT COUNT( 1 ) , T1.country FROM singer AS T1 GROUP BY T1.country ORDER BY COUNT( 1 ) DESC";
+        assert!(count_at(g, true));
+        assert!(!count_at(g, false), "not in ORDER BY");
+        let g = "SELECT T1.country , COUNT( 1 ) FROM singer AS T1 GROUP BY T1.country ORDER BY COUNT( 1 ) DESC";
+        assert!(!count_at(g, true));
     }
 
     #[test]

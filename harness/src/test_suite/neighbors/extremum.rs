@@ -1,0 +1,317 @@
+//! A comparison with the column's own extremum over rows that include the row compared:
+//! `A.x = ( SELECT max( B.x ) FROM T AS B … WHERE … )`, where every alias of the subquery
+//! stands for an alias of the outer block over the same table and every condition of the
+//! subquery, so renamed, is a conjunct of the outer block. Each outer row that passes the
+//! other conjuncts is then one of the rows the subquery ranges over, so its `x` is never above
+//! the maximum (never below the minimum): `=` and `>=` (`<=` for min) mean the same there,
+//! and such an edit is no neighbor.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::{Query, CLAUSE_WORDS};
+use crate::sql_tokens::TokenKind;
+
+/// A block's FROM clause read off the tokens.
+struct FromList {
+    /// Per item: its table and the name its columns are qualified by (the alias, else the
+    /// table), lower case.
+    items: Vec<(String, String)>,
+    /// The conjuncts of its inner joins' ON conditions (token ranges).
+    on: Vec<(usize, usize)>,
+}
+
+impl FromList {
+    fn table_of(&self, name: &str) -> Option<&str> {
+        self.items
+            .iter()
+            .find(|(_, n)| n == name)
+            .map(|(t, _)| t.as_str())
+    }
+
+    /// The name of the only item, if there is one item.
+    fn only(&self) -> Option<&str> {
+        match self.items.as_slice() {
+            [(_, n)] => Some(n),
+            _ => None,
+        }
+    }
+}
+
+const JOIN_WORDS: &[&str] = &["join", "inner", "left", "right", "full", "outer", "cross"];
+
+impl Query<'_> {
+    /// For comparison `i` of the form `col op ( SELECT min( col ) FROM … )` (or `max`) where
+    /// the outer row compared is always among the subquery's rows (module doc): which extremum.
+    pub(super) fn compared_with_own_extremum(&self, i: usize) -> Option<&'static str> {
+        let t = |k: usize| self.toks.get(k);
+        // The outer column: `x` or `A . x`.
+        let column = i.checked_sub(1)?;
+        let (outer_name, lhs_start) = if i >= 3 && t(i - 2)?.is_symbol(".") {
+            (Some(t(i - 3)?.lower()), i - 3)
+        } else {
+            (None, column)
+        };
+        if t(column)?.kind != TokenKind::Word || self.is_keyword(column) {
+            return None;
+        }
+        // The subquery: `( SELECT max ( [B .] x ) FROM … [WHERE …] )`.
+        let open = i + 1;
+        let close = t(open)?.is_symbol("(").then(|| self.partner(open))??;
+        let extremum = match t(i + 3)?.lower().as_str() {
+            "min" => "min",
+            "max" => "max",
+            _ => return None,
+        };
+        if !t(i + 2)?.is_word("select") || !t(i + 4)?.is_symbol("(") {
+            return None;
+        }
+        let arg_close = self.partner(i + 4)?;
+        let (inner_name, arg) = match arg_close - (i + 4) {
+            2 => (None, i + 5),
+            4 if t(i + 6)?.is_symbol(".") => (Some(t(i + 5)?.lower()), i + 7),
+            _ => return None,
+        };
+        if !t(arg)?.text.eq_ignore_ascii_case(&t(column)?.text)
+            || !t(arg_close + 1)?.is_word("from")
+        {
+            return None;
+        }
+        let inner_from_end = self.clause_end(arg_close + 1, CLAUSE_WORDS);
+        let inner = self.from_list(arg_close + 2, inner_from_end)?;
+        let mut inner_conjuncts = inner.on.clone();
+        if inner_from_end != close {
+            if !t(inner_from_end)?.is_word("where") {
+                return None;
+            }
+            let end = self.clause_end(inner_from_end, CLAUSE_WORDS);
+            inner_conjuncts.extend(self.conjuncts(inner_from_end + 1, end)?);
+            if end != close {
+                return None;
+            }
+        }
+        // The outer block: the comparison is one of its WHERE's conjuncts.
+        let d = self.depth[i];
+        let where_at = self
+            .clause_of(lhs_start)
+            .filter(|&w| self.toks[w].is_word("where"))?;
+        let where_end = self.clause_end(where_at, CLAUSE_WORDS);
+        let outer_where = self.conjuncts(where_at + 1, where_end)?;
+        if !outer_where.contains(&(lhs_start, close + 1)) {
+            return None;
+        }
+        let (block_from, _) = self.block(i);
+        let from_at =
+            (block_from..where_at).find(|&j| self.depth[j] == d && self.toks[j].is_word("from"))?;
+        let outer = self.from_list(from_at + 1, where_at)?;
+        // The aggregated alias stands for the compared one, over the same table.
+        let outer_name = outer_name.or_else(|| outer.only().map(str::to_string))?;
+        let inner_name = inner_name.or_else(|| inner.only().map(str::to_string))?;
+        if outer.table_of(&outer_name)? != inner.table_of(&inner_name)? {
+            return None;
+        }
+        let single = inner.items.len() == 1 && outer.items.len() == 1;
+        let outer_texts: BTreeSet<String> = outer_where
+            .iter()
+            .chain(&outer.on)
+            .filter(|&&r| r != (lhs_start, close + 1))
+            .flat_map(|&r| self.spellings(r, &HashMap::new()))
+            .collect();
+        let mut rename: HashMap<String, String> = HashMap::new();
+        rename.insert(inner_name.clone(), outer_name);
+        let holds = |rename: &HashMap<String, String>| {
+            inner_conjuncts.iter().all(|&r| {
+                (single || self.all_qualified(r))
+                    && self
+                        .spellings(r, rename)
+                        .iter()
+                        .any(|s| outer_texts.contains(s))
+            })
+        };
+        let others: Vec<&(String, String)> = inner
+            .items
+            .iter()
+            .filter(|(_, n)| *n != inner_name)
+            .collect();
+        self.assign(&others, &outer, &mut rename, &holds)
+            .then_some(extremum)
+    }
+
+    /// Tries every way to stand each of `others` (inner items) for an outer item over the
+    /// same table; true if one makes `holds` true.
+    fn assign(
+        &self,
+        others: &[&(String, String)],
+        outer: &FromList,
+        rename: &mut HashMap<String, String>,
+        holds: &dyn Fn(&HashMap<String, String>) -> bool,
+    ) -> bool {
+        let Some(((table, name), rest)) = others.split_first() else {
+            return holds(rename);
+        };
+        for (outer_table, outer_name) in &outer.items {
+            if outer_table == table {
+                rename.insert(name.clone(), outer_name.clone());
+                if self.assign(rest, outer, rename, holds) {
+                    return true;
+                }
+            }
+        }
+        rename.remove(name);
+        false
+    }
+
+    /// The items of the FROM clause `from..to`: `T`, `T a`, `T AS a`, separated by `,` or a
+    /// join (with an ON condition). None for anything else (a subquery, `USING`) or for an
+    /// outer join (its ON does not filter the preserved side).
+    fn from_list(&self, from: usize, to: usize) -> Option<FromList> {
+        let mut list = FromList {
+            items: Vec::new(),
+            on: Vec::new(),
+        };
+        let mut j = from;
+        while j < to {
+            let t = &self.toks[j];
+            if t.is_symbol(",") || t.is_word("join") || t.is_word("inner") || t.is_word("cross") {
+                j += 1;
+                continue;
+            }
+            if t.is_word("on") {
+                let end = (j + 1..to)
+                    .find(|&k| {
+                        self.depth[k] == self.depth[j]
+                            && (self.toks[k].is_symbol(",")
+                                || JOIN_WORDS.iter().any(|w| self.toks[k].is_word(w)))
+                    })
+                    .unwrap_or(to);
+                list.on.extend(self.conjuncts(j + 1, end)?);
+                j = end;
+                continue;
+            }
+            if t.kind != TokenKind::Word || self.is_keyword(j) {
+                return None;
+            }
+            let table = t.lower();
+            let mut k = j + 1;
+            if self.toks.get(k).is_some_and(|n| n.is_word("as")) {
+                k += 1;
+            }
+            let name = match self.toks.get(k) {
+                Some(a) if k < to && a.kind == TokenKind::Word && !self.is_keyword(k) => {
+                    k += 1;
+                    a.lower()
+                }
+                _ => table.clone(),
+            };
+            list.items.push((table, name));
+            j = k;
+        }
+        (!list.items.is_empty()).then_some(list)
+    }
+
+    /// The conjuncts of the condition `from..to`, if it is a conjunction (no `OR` at its
+    /// level).
+    fn conjuncts(&self, from: usize, to: usize) -> Option<Vec<(usize, usize)>> {
+        let mut to = to;
+        while to > from && self.toks[to - 1].is_symbol(";") {
+            to -= 1;
+        }
+        let predicates = self.predicates(from, to);
+        predicates
+            .iter()
+            .all(|&(_, _, conn)| conn.is_none_or(|c| self.toks[c].is_word("and")))
+            .then(|| predicates.iter().map(|&(a, b, _)| (a, b)).collect())
+    }
+
+    /// Every column of the condition `r` is qualified (`T . x`): its meaning does not hang on
+    /// which block's tables it is read against.
+    fn all_qualified(&self, (from, to): (usize, usize)) -> bool {
+        (from..to).all(|k| {
+            let t = &self.toks[k];
+            t.kind != TokenKind::Word
+                || self.is_keyword(k)
+                || self
+                    .toks
+                    .get(k + 1)
+                    .is_some_and(|n| n.is_symbol(".") || n.is_symbol("("))
+                || (k > from && self.toks[k - 1].is_symbol("."))
+        })
+    }
+
+    /// The condition `r` as text, its qualifiers renamed by `rename`; an equality also with
+    /// its sides swapped.
+    fn spellings(
+        &self,
+        (from, to): (usize, usize),
+        rename: &HashMap<String, String>,
+    ) -> Vec<String> {
+        let words: Vec<String> = (from..to)
+            .map(|k| {
+                let w = self.toks[k].lower();
+                let qualifier = self.toks.get(k + 1).is_some_and(|n| n.is_symbol("."));
+                match rename.get(&w) {
+                    Some(to) if qualifier => to.clone(),
+                    _ => w,
+                }
+            })
+            .collect();
+        let d = self.depth[from];
+        let equals: Vec<usize> = (from..to)
+            .filter(|&k| self.depth[k] == d && self.toks[k].is_symbol("="))
+            .map(|k| k - from)
+            .collect();
+        let mut out = vec![words.join(" ")];
+        if let [e] = equals.as_slice() {
+            let swapped: Vec<&str> = words[e + 1..]
+                .iter()
+                .chain([&words[*e]])
+                .chain(&words[..*e])
+                .map(String::as_str)
+                .collect();
+            out.push(swapped.join(" "));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{gen, has};
+    use super::super::NeighborKind;
+
+    /// `>=` for `=` is no neighbor exactly where the rule above holds.
+    fn loosened(gold: &str) -> bool {
+        let ns = gen(gold);
+        let edited = gold.replacen("= ( SELECT", ">= ( SELECT", 1);
+        has(&ns, NeighborKind::Comparison, &edited)
+    }
+
+    #[test]
+    fn a_comparison_with_the_columns_own_extremum_over_the_same_rows_is_no_neighbor() {
+        // Aliases of one table, no WHERE in the subquery (geography).
+        let same = [
+            "SELECT T1.name FROM singer AS T1 WHERE T1.age = ( SELECT MAX( T2.age ) FROM singer AS T2 ) ;",
+            "SELECT name FROM singer WHERE age = ( SELECT MAX( age ) FROM singer ) ;",
+            // The subquery's conditions, renamed, are the outer block's (restaurants).
+            "SELECT T1.name FROM singer AS T1 , concert AS T3 WHERE T1.country = \"France\" AND T1.singer_id = T3.singer_id AND T1.age = ( SELECT MAX( T2.age ) FROM singer AS T2 , concert AS T4 WHERE T4.singer_id = T2.singer_id AND T2.country = \"France\" ) ;",
+            // The outer block may join more tables and filter more.
+            "SELECT T1.name FROM singer AS T1 JOIN concert AS T3 ON T1.singer_id = T3.singer_id WHERE T3.year = 2014 AND T1.age = ( SELECT MAX( T2.age ) FROM singer AS T2 ) ;",
+        ];
+        for gold in same {
+            assert!(!loosened(gold), "{gold}");
+        }
+        // Each a real neighbor: a condition of the subquery the outer row need not meet, a
+        // disjunction, another table's column of the same name, a correlated subquery whose
+        // renamed condition is not the outer block's.
+        let differ = [
+            "SELECT T1.name FROM singer AS T1 WHERE T1.age = ( SELECT MAX( T2.age ) FROM singer AS T2 WHERE T2.country = \"France\" ) ;",
+            "SELECT T1.name FROM singer AS T1 WHERE T1.country = \"Spain\" AND T1.age = ( SELECT MAX( T2.age ) FROM singer AS T2 WHERE T2.country = \"France\" ) ;",
+            "SELECT T1.name FROM singer AS T1 WHERE T1.country = \"France\" OR T1.age = ( SELECT MAX( T2.age ) FROM singer AS T2 WHERE T2.country = \"France\" ) ;",
+            "SELECT T1.name FROM concert AS T1 WHERE T1.year = ( SELECT MAX( year ) FROM singer ) ;",
+            "SELECT T1.name FROM singer AS T1 WHERE T1.age = ( SELECT MAX( T2.age ) FROM singer AS T2 WHERE T2.country = T1.country AND T2.year > 2000 ) ;",
+            "SELECT T1.name FROM singer AS T1 LEFT JOIN concert AS T3 ON T1.singer_id = T3.singer_id WHERE T1.age = ( SELECT MAX( T2.age ) FROM singer AS T2 , concert AS T4 WHERE T4.singer_id = T2.singer_id ) ;",
+        ];
+        for gold in differ {
+            assert!(loosened(gold), "{gold}");
+        }
+    }
+}
