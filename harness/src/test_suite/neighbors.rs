@@ -494,20 +494,11 @@ impl<'a> Query<'a> {
 
     /// The items (token ranges) of the GROUP BY list token `i` is in, if it is in one.
     fn group_by_items(&self, i: usize) -> Option<Vec<(usize, usize)>> {
-        let d = self.depth[i];
-        let start = (0..i).rev().find(|&j| {
-            self.depth[j] < d
-                || (self.depth[j] == d
-                    && self.toks[j].kind == TokenKind::Word
-                    && CLAUSE_WORDS.contains(&self.toks[j].lower().as_str()))
+        let start = self.clause_of(i).filter(|&s| {
+            self.toks[s].is_word("group") && self.toks.get(s + 1).is_some_and(|t| t.is_word("by"))
         })?;
-        if self.depth[start] < d
-            || !self.toks[start].is_word("group")
-            || !self.toks.get(start + 1).is_some_and(|t| t.is_word("by"))
-        {
-            return None;
-        }
-        Some(self.comma_items(start + 2, self.clause_end(start, CLAUSE_WORDS)))
+        let (from, to) = self.group_by_clause(start);
+        Some(self.comma_items(from + 2, to))
     }
 
     /// True if token `i` is inside a scalar subquery (`op (SELECT …)`): SQLite uses its first
@@ -526,25 +517,10 @@ impl<'a> Query<'a> {
     /// True if comparison `i` is `count(…) op N` inside a HAVING clause (groups are never
     /// empty there, so a count is at least 1).
     fn having_count(&self, i: usize) -> bool {
-        if !self.after_count(i) {
-            return false;
-        }
-        let d = self.depth[i];
-        for j in (0..i).rev() {
-            if self.depth[j] < d {
-                return false;
-            }
-            if self.depth[j] == d && self.toks[j].kind == TokenKind::Word {
-                let w = self.toks[j].lower();
-                if w == "having" {
-                    return true;
-                }
-                if CLAUSE_WORDS.contains(&w.as_str()) {
-                    return false;
-                }
-            }
-        }
-        false
+        self.after_count(i)
+            && self
+                .clause_of(i)
+                .is_some_and(|c| self.toks[c].is_word("having"))
     }
 
     fn is_comparison(&self, i: usize) -> bool {
