@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::sql_tokens::{quote, splice, tokenize, Token, TokenKind};
 
 mod extremum;
+mod from_clause;
 
 /// Which change made a neighbor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -764,7 +765,9 @@ pub fn neighbors(
                             }
                         }
                     }
-                    "distinct" if q.idle_distinct(i) => {}
+                    "distinct"
+                        if q.idle_distinct(i)
+                            || distinct_of_identifying_column(&q, i, tables, facts, &aliases) => {}
                     "distinct" => push(
                         NeighborKind::DropDistinct,
                         splice(gold, t.start, t.end, ""),
@@ -809,6 +812,7 @@ pub fn neighbors(
     drop_token_spans(
         &q,
         tables,
+        facts,
         &aliases,
         &many_conjunct_spans,
         &mut |sql, hard| {
@@ -1384,9 +1388,57 @@ const NOISE: &[&str] = &["asc", "inner", "outer", "as", ";"];
 /// scalar subquery (with optional words before it, `ASC LIMIT 1`). Nor does it empty a
 /// `count(…)`: `count()` is SQLite's `count(*)`, and that edit is a column neighbor. A run must keep parentheses balanced and may not be the whole query.
 /// Neighbors that do not parse are discarded later, by execution on the original database.
+/// True if the `DISTINCT` at `i` finds no two rows equal: its block reads one table, and
+/// `SELECT DISTINCT` (in a block that does not group) lists, or `count( DISTINCT … )` counts, a
+/// column that identifies that table's rows (unique and NOT NULL by the constraints).
+fn distinct_of_identifying_column(
+    q: &Query,
+    i: usize,
+    tables: &TableColumns,
+    facts: &ColumnFacts,
+    aliases: &HashMap<String, usize>,
+) -> bool {
+    let counted = i >= 2 && q.toks[i - 1].is_symbol("(") && q.toks[i - 2].is_word("count");
+    let anchor = match () {
+        _ if i >= 1 && q.toks[i - 1].is_word("select") => i,
+        _ if counted => i - 2,
+        _ => return false,
+    };
+    let Some(from) = q.clause_of_block(anchor, "from") else {
+        return false;
+    };
+    let end = q.before_semicolons(from, q.clause_end(from, CLAUSE_WORDS));
+    let Some(list) = q.tables_read(from + 1, end) else {
+        return false;
+    };
+    let Some((table, name)) = list.items.first().filter(|_| list.items.len() == 1) else {
+        return false;
+    };
+    let Some(&t) = aliases.get(table) else {
+        return false;
+    };
+    let identifies = |(a, b): (usize, usize)| {
+        let column = match &q.toks[a..b] {
+            [c] => c,
+            [qualifier, dot, c] if dot.is_symbol(".") && qualifier.lower() == *name => c,
+            _ => return false,
+        };
+        column.kind == TokenKind::Word
+            && facts.identifies_rows(t, unquote_ident(&column.text), tables)
+    };
+    if counted {
+        return q
+            .partner(i - 1)
+            .is_some_and(|close| identifies((i + 1, close)));
+    }
+    let list_end = q.clause_end(i - 1, CLAUSE_WORDS);
+    q.group_keys(anchor).is_none() && q.comma_items(i + 1, list_end).into_iter().any(identifies)
+}
+
 fn drop_token_spans(
     q: &Query,
     tables: &TableColumns,
+    facts: &ColumnFacts,
     aliases: &HashMap<String, usize>,
     many: &[(usize, usize)],
     push: &mut dyn FnMut(String, Option<Hardness>),
@@ -1445,10 +1497,13 @@ fn drop_token_spans(
                     || (span.len() == 3
                         && span[1].kind == TokenKind::Word
                         && span[2].is_symbol(".")))
-                && q.idle_distinct(i);
+                && (q.idle_distinct(i)
+                    || distinct_of_identifying_column(q, i, tables, facts, aliases));
             let own_position = span.len() == 1 && q.orders_by_own_position(i);
-            let idle_group =
-                span[0].is_word("group") && q.group_by_clause(i) == (i, j) && q.idle_group_by(i);
+            let idle_group = span[0].is_word("group")
+                && q.group_by_clause(i).1 <= j
+                && j <= q.clause_end(i, CLAUSE_WORDS)
+                && q.idle_group_by(i);
             if noise
                 || idle_group
                 || own_position
@@ -1698,9 +1753,14 @@ mod tests {
         let q2 = Query::new(g2);
         let mut spans2 = Vec::new();
         let aliases2 = alias_map(&q2, &tables());
-        drop_token_spans(&q2, &tables(), &aliases2, &[], &mut |sql, _| {
-            spans2.push(normalize(&sql))
-        });
+        drop_token_spans(
+            &q2,
+            &tables(),
+            &ColumnFacts::default(),
+            &aliases2,
+            &[],
+            &mut |sql, _| spans2.push(normalize(&sql)),
+        );
         assert!(spans2.contains(&normalize(
             "SELECT max(DISTINCT T1.age) FROM singer AS T1 INNER JOIN concert AS T2;"
         )));
@@ -1883,6 +1943,57 @@ mod tests {
         assert!(!count_at(g, false), "not in ORDER BY");
         let g = "SELECT T1.country , COUNT( 1 ) FROM singer AS T1 GROUP BY T1.country ORDER BY COUNT( 1 ) DESC";
         assert!(!count_at(g, true));
+    }
+
+    #[test]
+    fn a_distinct_over_a_column_that_identifies_the_rows_of_the_only_table_is_no_neighbor() {
+        // singer: Singer_ID and Name identify rows (unique, NOT NULL); Age does not.
+        let facts = ColumnFacts {
+            not_null: vec![vec![true, true, true, false], vec![true, true, true]],
+            unique: vec![vec![true, true, false, false], vec![true, false, false]],
+            numeric: vec![vec![false, false, true, false], vec![false, false, true]],
+        };
+        let kept = |g: &str, sql: &str| {
+            neighbors(g, &tables(), &facts, &mut fastrand::Rng::with_seed(7))
+                .iter()
+                .any(|n| normalize(&n.sql) == normalize(sql))
+        };
+        // Rows of one table, told apart by a selected (or counted) key: DISTINCT merges none,
+        // as a `drop_distinct` edit or as the span `DISTINCT T1 .`.
+        for (g, without) in [
+            (
+                "SELECT DISTINCT T1.Singer_ID , T1.Age FROM singer AS T1 WHERE T1.Age > 30 ;",
+                "SELECT T1.Singer_ID , T1.Age FROM singer AS T1 WHERE T1.Age > 30 ;",
+            ),
+            (
+                "SELECT COUNT( DISTINCT T1.Name ) FROM singer AS T1 ;",
+                "SELECT COUNT( T1.Name ) FROM singer AS T1 ;",
+            ),
+            (
+                "SELECT COUNT( DISTINCT T1.Name ) FROM singer AS T1 ;",
+                "SELECT COUNT( Name ) FROM singer AS T1 ;",
+            ),
+        ] {
+            assert!(!kept(g, without), "{without}");
+        }
+        // A column that identifies nothing, or a join that can repeat the table's rows, keeps
+        // the edit.
+        for (g, without) in [
+            (
+                "SELECT DISTINCT T1.Age FROM singer AS T1 ;",
+                "SELECT T1.Age FROM singer AS T1 ;",
+            ),
+            (
+                "SELECT COUNT( DISTINCT T1.Name ) FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID ;",
+                "SELECT COUNT( T1.Name ) FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID ;",
+            ),
+        ] {
+            assert!(kept(g, without), "{without}");
+        }
+        // The span of a GROUP BY that changes nothing, with the closing `;` too.
+        let g = "SELECT DISTINCT T1.Age FROM singer AS T1 GROUP BY T1.Age ;";
+        assert!(!kept(g, "SELECT DISTINCT T1.Age FROM singer AS T1"));
+        assert!(!kept(g, "SELECT DISTINCT T1.Age FROM singer AS T1 ;"));
     }
 
     #[test]

@@ -8,36 +8,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::from_clause::FromList;
 use super::{Query, CLAUSE_WORDS};
 use crate::sql_tokens::TokenKind;
-
-/// A block's FROM clause read off the tokens.
-struct FromList {
-    /// Per item: its table and the name its columns are qualified by (the alias, else the
-    /// table), lower case.
-    items: Vec<(String, String)>,
-    /// The conjuncts of its inner joins' ON conditions (token ranges).
-    on: Vec<(usize, usize)>,
-}
-
-impl FromList {
-    fn table_of(&self, name: &str) -> Option<&str> {
-        self.items
-            .iter()
-            .find(|(_, n)| n == name)
-            .map(|(t, _)| t.as_str())
-    }
-
-    /// The name of the only item, if there is one item.
-    fn only(&self) -> Option<&str> {
-        match self.items.as_slice() {
-            [(_, n)] => Some(n),
-            _ => None,
-        }
-    }
-}
-
-const JOIN_WORDS: &[&str] = &["join", "inner", "left", "right", "full", "outer", "cross"];
 
 impl Query<'_> {
     /// For comparison `i` of the form `col op ( SELECT min( col ) FROM … )` (or `max`) where
@@ -77,7 +50,7 @@ impl Query<'_> {
             return None;
         }
         let inner_from_end = self.clause_end(arg_close + 1, CLAUSE_WORDS);
-        let inner = self.from_list(arg_close + 2, inner_from_end)?;
+        let inner = self.tables_read(arg_close + 2, inner_from_end)?;
         let mut inner_conjuncts = inner.on.clone();
         if inner_from_end != close {
             if !t(inner_from_end)?.is_word("where") {
@@ -102,7 +75,7 @@ impl Query<'_> {
         let (block_from, _) = self.block(i);
         let from_at =
             (block_from..where_at).find(|&j| self.depth[j] == d && self.toks[j].is_word("from"))?;
-        let outer = self.from_list(from_at + 1, where_at)?;
+        let outer = self.tables_read(from_at + 1, where_at)?;
         // The aggregated alias stands for the compared one, over the same table.
         let outer_name = outer_name.or_else(|| outer.only().map(str::to_string))?;
         let inner_name = inner_name.or_else(|| inner.only().map(str::to_string))?;
@@ -158,68 +131,6 @@ impl Query<'_> {
         }
         rename.remove(name);
         false
-    }
-
-    /// The items of the FROM clause `from..to`: `T`, `T a`, `T AS a`, separated by `,` or a
-    /// join (with an ON condition). None for anything else (a subquery, `USING`) or for an
-    /// outer join (its ON does not filter the preserved side).
-    fn from_list(&self, from: usize, to: usize) -> Option<FromList> {
-        let mut list = FromList {
-            items: Vec::new(),
-            on: Vec::new(),
-        };
-        let mut j = from;
-        while j < to {
-            let t = &self.toks[j];
-            if t.is_symbol(",") || t.is_word("join") || t.is_word("inner") || t.is_word("cross") {
-                j += 1;
-                continue;
-            }
-            if t.is_word("on") {
-                let end = (j + 1..to)
-                    .find(|&k| {
-                        self.depth[k] == self.depth[j]
-                            && (self.toks[k].is_symbol(",")
-                                || JOIN_WORDS.iter().any(|w| self.toks[k].is_word(w)))
-                    })
-                    .unwrap_or(to);
-                list.on.extend(self.conjuncts(j + 1, end)?);
-                j = end;
-                continue;
-            }
-            if t.kind != TokenKind::Word || self.is_keyword(j) {
-                return None;
-            }
-            let table = t.lower();
-            let mut k = j + 1;
-            if self.toks.get(k).is_some_and(|n| n.is_word("as")) {
-                k += 1;
-            }
-            let name = match self.toks.get(k) {
-                Some(a) if k < to && a.kind == TokenKind::Word && !self.is_keyword(k) => {
-                    k += 1;
-                    a.lower()
-                }
-                _ => table.clone(),
-            };
-            list.items.push((table, name));
-            j = k;
-        }
-        (!list.items.is_empty()).then_some(list)
-    }
-
-    /// The conjuncts of the condition `from..to`, if it is a conjunction (no `OR` at its
-    /// level).
-    fn conjuncts(&self, from: usize, to: usize) -> Option<Vec<(usize, usize)>> {
-        let mut to = to;
-        while to > from && self.toks[to - 1].is_symbol(";") {
-            to -= 1;
-        }
-        let predicates = self.predicates(from, to);
-        predicates
-            .iter()
-            .all(|&(_, _, conn)| conn.is_none_or(|c| self.toks[c].is_word("and")))
-            .then(|| predicates.iter().map(|&(a, b, _)| (a, b)).collect())
     }
 
     /// Every column of the condition `r` is qualified (`T . x`): its meaning does not hang on

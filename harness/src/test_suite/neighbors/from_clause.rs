@@ -1,0 +1,97 @@
+//! A block's FROM clause and a condition's conjuncts, read off the tokens: what the rules
+//! about which rows a block reads (`extremum`, an idle `DISTINCT`) look at.
+
+use super::Query;
+use crate::sql_tokens::TokenKind;
+
+/// A block's FROM clause read off the tokens.
+pub(super) struct FromList {
+    /// Per item: its table and the name its columns are qualified by (the alias, else the
+    /// table), lower case.
+    pub(super) items: Vec<(String, String)>,
+    /// The conjuncts of its inner joins' ON conditions (token ranges).
+    pub(super) on: Vec<(usize, usize)>,
+}
+
+impl FromList {
+    pub(super) fn table_of(&self, name: &str) -> Option<&str> {
+        self.items
+            .iter()
+            .find(|(_, n)| n == name)
+            .map(|(t, _)| t.as_str())
+    }
+
+    /// The name of the only item, if there is one item.
+    pub(super) fn only(&self) -> Option<&str> {
+        match self.items.as_slice() {
+            [(_, n)] => Some(n),
+            _ => None,
+        }
+    }
+}
+
+const JOIN_WORDS: &[&str] = &["join", "inner", "left", "right", "full", "outer", "cross"];
+
+impl Query<'_> {
+    /// The items of the FROM clause `from..to`: `T`, `T a`, `T AS a`, separated by `,` or a
+    /// join (with an ON condition). None for anything else (a subquery, `USING`) or for an
+    /// outer join (its ON does not filter the preserved side).
+    pub(super) fn tables_read(&self, from: usize, to: usize) -> Option<FromList> {
+        let mut list = FromList {
+            items: Vec::new(),
+            on: Vec::new(),
+        };
+        let mut j = from;
+        while j < to {
+            let t = &self.toks[j];
+            if t.is_symbol(",") || t.is_word("join") || t.is_word("inner") || t.is_word("cross") {
+                j += 1;
+                continue;
+            }
+            if t.is_word("on") {
+                let end = (j + 1..to)
+                    .find(|&k| {
+                        self.depth[k] == self.depth[j]
+                            && (self.toks[k].is_symbol(",")
+                                || JOIN_WORDS.iter().any(|w| self.toks[k].is_word(w)))
+                    })
+                    .unwrap_or(to);
+                list.on.extend(self.conjuncts(j + 1, end)?);
+                j = end;
+                continue;
+            }
+            if t.kind != TokenKind::Word || self.is_keyword(j) {
+                return None;
+            }
+            let table = t.lower();
+            let mut k = j + 1;
+            if self.toks.get(k).is_some_and(|n| n.is_word("as")) {
+                k += 1;
+            }
+            let name = match self.toks.get(k) {
+                Some(a) if k < to && a.kind == TokenKind::Word && !self.is_keyword(k) => {
+                    k += 1;
+                    a.lower()
+                }
+                _ => table.clone(),
+            };
+            list.items.push((table, name));
+            j = k;
+        }
+        (!list.items.is_empty()).then_some(list)
+    }
+
+    /// The conjuncts of the condition `from..to`, if it is a conjunction (no `OR` at its
+    /// level).
+    pub(super) fn conjuncts(&self, from: usize, to: usize) -> Option<Vec<(usize, usize)>> {
+        let mut to = to;
+        while to > from && self.toks[to - 1].is_symbol(";") {
+            to -= 1;
+        }
+        let predicates = self.predicates(from, to);
+        predicates
+            .iter()
+            .all(|&(_, _, conn)| conn.is_none_or(|c| self.toks[c].is_word("and")))
+            .then(|| predicates.iter().map(|&(a, b, _)| (a, b)).collect())
+    }
+}
