@@ -1577,6 +1577,15 @@ mod tests {
         ]
     }
 
+    /// singer: Singer_ID and Name identify rows (unique, NOT NULL); Age does not.
+    fn singer_facts() -> ColumnFacts {
+        ColumnFacts {
+            not_null: vec![vec![true, true, true, false], vec![true, true, true]],
+            unique: vec![vec![true, true, false, false], vec![true, false, false]],
+            numeric: vec![vec![false, false, true, false], vec![false, false, true]],
+        }
+    }
+
     pub(super) fn gen(sql: &str) -> Vec<Neighbor> {
         neighbors(
             sql,
@@ -1640,12 +1649,7 @@ mod tests {
 
     #[test]
     fn grouping_by_another_identifying_column_is_no_neighbor() {
-        // singer: Singer_ID and Name identify rows (unique, NOT NULL); Age does not.
-        let facts = ColumnFacts {
-            not_null: vec![vec![true, true, true, false], vec![true, true, true]],
-            unique: vec![vec![true, true, false, false], vec![true, false, false]],
-            numeric: vec![vec![false, false, true, false], vec![false, false, true]],
-        };
+        let facts = singer_facts();
         let g = "SELECT T1.Name, count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID GROUP BY T1.Singer_ID";
         let ns = neighbors(g, &tables(), &facts, &mut fastrand::Rng::with_seed(7));
         let grouped_by = |c: &str| {
@@ -1947,12 +1951,7 @@ mod tests {
 
     #[test]
     fn a_distinct_over_a_column_that_identifies_the_rows_of_the_only_table_is_no_neighbor() {
-        // singer: Singer_ID and Name identify rows (unique, NOT NULL); Age does not.
-        let facts = ColumnFacts {
-            not_null: vec![vec![true, true, true, false], vec![true, true, true]],
-            unique: vec![vec![true, true, false, false], vec![true, false, false]],
-            numeric: vec![vec![false, false, true, false], vec![false, false, true]],
-        };
+        let facts = singer_facts();
         let kept = |g: &str, sql: &str| {
             neighbors(g, &tables(), &facts, &mut fastrand::Rng::with_seed(7))
                 .iter()
