@@ -471,6 +471,55 @@ impl<'a> Query<'a> {
             && self.select_items(select).get(position - 1) == Some(&self.text_of((i, i + 4)))
     }
 
+    /// True if comparison `i` is the only comparison of an equality conjunct of a WHERE or
+    /// HAVING conjunction that repeats it ([`Query::repeated_conjunct`]).
+    fn repeated_equality(&self, i: usize) -> bool {
+        let Some(clause) = self
+            .clause_of(i)
+            .filter(|&c| self.toks[c].is_word("where") || self.toks[c].is_word("having"))
+        else {
+            return false;
+        };
+        let end = self.clause_end(clause, CLAUSE_WORDS);
+        let d = self.depth[i];
+        self.predicates(clause + 1, end)
+            .into_iter()
+            .find(|&(a, b, _)| a <= i && i < b)
+            .is_some_and(|(a, b, _)| {
+                (a..b).all(|k| k == i || self.depth[k] != d || !self.is_comparison(k))
+                    && self.repeated_conjunct((a, b), clause + 1, end)
+            })
+    }
+
+    /// The query without one of its repeated conjuncts ([`Query::repeated_conjunct`]) and the
+    /// `AND` beside it, normalized: one per such conjunct of a WHERE or HAVING conjunction.
+    /// Every edit that comes to one of these changes nothing.
+    fn without_repeated_conjuncts(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for clause in (0..self.toks.len())
+            .filter(|&c| self.toks[c].is_word("where") || self.toks[c].is_word("having"))
+        {
+            let end = self.clause_end(clause, CLAUSE_WORDS);
+            for (a, b) in self.conjuncts(clause + 1, end).unwrap_or_default() {
+                if !self.repeated_conjunct((a, b), clause + 1, end) {
+                    continue;
+                }
+                let (from, to) = if self.toks.get(b).is_some_and(|t| t.is_word("and")) {
+                    (a, b + 1)
+                } else {
+                    (a - 1, b)
+                };
+                out.insert(normalize(&splice(
+                    self.sql,
+                    self.byte_start(from),
+                    self.byte_end(to - 1),
+                    "",
+                )));
+            }
+        }
+        out
+    }
+
     /// The token range of the GROUP BY clause at `group`, without a `;` after it.
     fn group_by_clause(&self, group: usize) -> (usize, usize) {
         (
@@ -700,6 +749,7 @@ pub fn neighbors(
                     .filter(|_| q.having_count(i))
                     .and_then(|n| n.text.parse::<i64>().ok());
                 let extremum = q.compared_with_own_extremum(i);
+                let repeated = norm == "=" && q.repeated_equality(i);
                 for op in COMPARISONS {
                     if *op == norm {
                         continue;
@@ -708,6 +758,10 @@ pub fn neighbors(
                         continue;
                     }
                     if extremum.is_some_and(|e| same_against_extremum(e, norm, op)) {
+                        continue;
+                    }
+                    // `a = b AND … a <= b`: the other copy still holds them equal.
+                    if repeated && (*op == "<=" || *op == ">=") {
                         continue;
                     }
                     push(NeighborKind::Comparison, replace(i, op), hard);
@@ -1321,7 +1375,9 @@ fn drop_spans(
                             Some(c) => (c, b),
                             None => (a, preds[k + 1].2.map_or(b, |c| c + 1)),
                         };
-                        push(NeighborKind::DropPredicate, cut(from, to), hard);
+                        if !q.repeated_conjunct((a, b), i + 1, end) {
+                            push(NeighborKind::DropPredicate, cut(from, to), hard);
+                        }
                     }
                 }
                 if end > i + 1 {
@@ -1457,6 +1513,9 @@ fn drop_token_spans(
             || (!table && aliases.contains_key(&name.to_lowercase()))
     };
     let is_noise = |t: &Token| NOISE.contains(&t.lower().as_str());
+    // Spans whose drop leaves a repeated conjunct's other copy alone (`X = Y AND X = Y` less
+    // `= Y AND X`, or less either copy): no change.
+    let idle = q.without_repeated_conjuncts();
     for i in 0..n {
         let mut depth = 0i32;
         for j in i + 1..=n.min(i + MAX_DROP_SPAN) {
@@ -1500,6 +1559,7 @@ fn drop_token_spans(
                 && (q.idle_distinct(i)
                     || distinct_of_identifying_column(q, i, tables, facts, aliases));
             let own_position = span.len() == 1 && q.orders_by_own_position(i);
+
             let idle_group = span[0].is_word("group")
                 && q.group_by_clause(i).1 <= j
                 && j <= q.clause_end(i, CLAUSE_WORDS)
@@ -1520,7 +1580,11 @@ fn drop_token_spans(
                 .iter()
                 .any(|&(a, b)| a < i && j <= b)
                 .then_some(Hardness::ManyConjuncts);
-            push(splice(q.sql, q.byte_start(i), q.byte_end(j - 1), ""), hard);
+            let sql = splice(q.sql, q.byte_start(i), q.byte_end(j - 1), "");
+            if !idle.is_empty() && idle.contains(&normalize(&sql)) {
+                continue;
+            }
+            push(sql, hard);
         }
     }
 }
@@ -1993,6 +2057,38 @@ mod tests {
         let g = "SELECT DISTINCT T1.Age FROM singer AS T1 GROUP BY T1.Age ;";
         assert!(!kept(g, "SELECT DISTINCT T1.Age FROM singer AS T1"));
         assert!(!kept(g, "SELECT DISTINCT T1.Age FROM singer AS T1 ;"));
+    }
+
+    #[test]
+    fn an_edit_of_a_conjunct_written_twice_is_no_neighbor() {
+        // Scholar's gold 3168 writes a join condition twice: dropping one copy, or loosening
+        // it to `<=`, leaves the other holding the two equal.
+        let g = "SELECT T1.name FROM singer AS T1 , concert AS T2 WHERE T1.singer_id = T2.singer_id AND T2.year = 2014 AND T2.singer_id = T1.singer_id ;";
+        let ns = gen(g);
+        for same in [
+            "SELECT T1.name FROM singer AS T1 , concert AS T2 WHERE T1.singer_id <= T2.singer_id AND T2.year = 2014 AND T2.singer_id = T1.singer_id ;",
+            "SELECT T1.name FROM singer AS T1 , concert AS T2 WHERE T2.year = 2014 AND T2.singer_id = T1.singer_id ;",
+            "SELECT T1.name FROM singer AS T1 , concert AS T2 WHERE T1.singer_id = T2.singer_id AND T2.year = 2014 ;",
+        ] {
+            assert!(!ns.iter().any(|n| normalize(&n.sql) == normalize(same)), "{same}");
+        }
+        // `!=` contradicts the other copy: the answer empties, a real neighbor. A condition
+        // written once keeps all its edits.
+        // Adjacent copies: a span across both (`= T2.singer_id AND T1.singer_id`) leaves one.
+        let g2 = "SELECT T1.name FROM singer AS T1 , concert AS T2 WHERE T2.year = 2014 AND T1.singer_id = T2.singer_id AND T1.singer_id = T2.singer_id ;";
+        let once = "SELECT T1.name FROM singer AS T1 , concert AS T2 WHERE T2.year = 2014 AND T1.singer_id = T2.singer_id ;";
+        assert!(
+            !gen(g2).iter().any(|n| normalize(&n.sql) == normalize(once)),
+            "{once}"
+        );
+        let contradiction = "SELECT T1.name FROM singer AS T1 , concert AS T2 WHERE T1.singer_id != T2.singer_id AND T2.year = 2014 AND T2.singer_id = T1.singer_id ;";
+        assert!(has(&ns, NeighborKind::Comparison, contradiction));
+        let once = "SELECT T1.name FROM singer AS T1 , concert AS T2 WHERE T1.singer_id = T2.singer_id AND T2.year = 2014 ;";
+        assert!(has(
+            &gen(once),
+            NeighborKind::Comparison,
+            "SELECT T1.name FROM singer AS T1 , concert AS T2 WHERE T1.singer_id <= T2.singer_id AND T2.year = 2014 ;"
+        ));
     }
 
     #[test]

@@ -147,41 +147,6 @@ impl Query<'_> {
                 || (k > from && self.toks[k - 1].is_symbol("."))
         })
     }
-
-    /// The condition `r` as text, its qualifiers renamed by `rename`; an equality also with
-    /// its sides swapped.
-    fn spellings(
-        &self,
-        (from, to): (usize, usize),
-        rename: &HashMap<String, String>,
-    ) -> Vec<String> {
-        let words: Vec<String> = (from..to)
-            .map(|k| {
-                let w = self.toks[k].lower();
-                let qualifier = self.toks.get(k + 1).is_some_and(|n| n.is_symbol("."));
-                match rename.get(&w) {
-                    Some(to) if qualifier => to.clone(),
-                    _ => w,
-                }
-            })
-            .collect();
-        let d = self.depth[from];
-        let equals: Vec<usize> = (from..to)
-            .filter(|&k| self.depth[k] == d && self.toks[k].is_symbol("="))
-            .map(|k| k - from)
-            .collect();
-        let mut out = vec![words.join(" ")];
-        if let [e] = equals.as_slice() {
-            let swapped: Vec<&str> = words[e + 1..]
-                .iter()
-                .chain([&words[*e]])
-                .chain(&words[..*e])
-                .map(String::as_str)
-                .collect();
-            out.push(swapped.join(" "));
-        }
-        out
-    }
 }
 
 #[cfg(test)]

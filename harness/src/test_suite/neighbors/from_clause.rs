@@ -1,5 +1,8 @@
-//! A block's FROM clause and a condition's conjuncts, read off the tokens: what the rules
-//! about which rows a block reads (`extremum`, an idle `DISTINCT`) look at.
+//! A block's FROM clause, a condition's conjuncts and their spellings, read off the tokens:
+//! what the rules about which rows a block reads (`extremum`, an idle `DISTINCT`, a repeated
+//! conjunct) look at.
+
+use std::collections::HashMap;
 
 use super::Query;
 use crate::sql_tokens::TokenKind;
@@ -93,5 +96,57 @@ impl Query<'_> {
             .iter()
             .all(|&(_, _, conn)| conn.is_none_or(|c| self.toks[c].is_word("and")))
             .then(|| predicates.iter().map(|&(a, b, _)| (a, b)).collect())
+    }
+
+    /// The condition `r` as text, its qualifiers renamed by `rename`; an equality also with
+    /// its sides swapped.
+    pub(super) fn spellings(
+        &self,
+        (from, to): (usize, usize),
+        rename: &HashMap<String, String>,
+    ) -> Vec<String> {
+        let words: Vec<String> = (from..to)
+            .map(|k| {
+                let w = self.toks[k].lower();
+                let qualifier = self.toks.get(k + 1).is_some_and(|n| n.is_symbol("."));
+                match rename.get(&w) {
+                    Some(to) if qualifier => to.clone(),
+                    _ => w,
+                }
+            })
+            .collect();
+        let d = self.depth[from];
+        let equals: Vec<usize> = (from..to)
+            .filter(|&k| self.depth[k] == d && self.toks[k].is_symbol("="))
+            .map(|k| k - from)
+            .collect();
+        let mut out = vec![words.join(" ")];
+        if let [e] = equals.as_slice() {
+            let swapped: Vec<&str> = words[e + 1..]
+                .iter()
+                .chain([&words[*e]])
+                .chain(&words[..*e])
+                .map(String::as_str)
+                .collect();
+            out.push(swapped.join(" "));
+        }
+        out
+    }
+
+    /// True if conjunct `r` (a token range) of the conjunction `from..to` (no `OR` at its
+    /// level) is written again there, as it is or with an equality's sides swapped: it adds
+    /// nothing to the other copy.
+    pub(super) fn repeated_conjunct(&self, r: (usize, usize), from: usize, to: usize) -> bool {
+        let Some(all) = self.conjuncts(from, to) else {
+            return false;
+        };
+        let Some(&mine) = all.iter().find(|c| c.0 == r.0) else {
+            return false;
+        };
+        let none = HashMap::new();
+        let spelled = self.spellings(mine, &none);
+        all.iter()
+            .filter(|c| c.0 != mine.0)
+            .any(|&c| spelled.contains(&self.spellings(c, &none)[0]))
     }
 }
