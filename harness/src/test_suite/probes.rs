@@ -248,6 +248,7 @@ mod tests {
             not_null: vec![vec![true, false, false], vec![true, false]],
             unique: vec![vec![true, false, false], vec![false, false]],
             numeric: Vec::new(),
+            references: Vec::new(),
         }
     }
 

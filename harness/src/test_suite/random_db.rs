@@ -1111,17 +1111,15 @@ impl<'a> ColumnPool<'a> {
             Some(Chars::Alphanumeric) => c.is_alphanumeric() || c == ' ',
             _ => true,
         };
-        // A value beside a constant ([`super::witness::Instance::beside`]: a letter added)
-        // keeps the constant's own characters too.
-        let beside_constant = || {
+        // A gold's constant as written, or a value beside one
+        // ([`super::witness::Instance::beside`]: a letter added), keeps the constant's own
+        // characters.
+        let holds_constant = || {
             self.constants.spellings.keys().any(|c| {
                 folded.contains(c.as_str()) && folded.replacen(c.as_str(), "", 1).chars().all(fits)
             })
         };
-        if !s.chars().all(fits)
-            && !self.constants.spellings.contains_key(&folded)
-            && !beside_constant()
-        {
+        if !s.chars().all(fits) && !holds_constant() {
             return None;
         }
         if rules.is_case_distinct() {

@@ -649,6 +649,12 @@ impl SuiteSchema {
                 let number = matches!(c.kind, ColumnKind::Int | ColumnKind::Real);
                 number && !key && !c.rules.is_unique()
             }),
+            references: self
+                .foreign_keys
+                .iter()
+                .filter(|f| f.enforced)
+                .map(|f| ((f.table, f.column), (f.parent_table, f.parent_column)))
+                .collect(),
         }
     }
 

@@ -63,7 +63,6 @@ impl Query<'_> {
             }
         }
         // The outer block: the comparison is one of its WHERE's conjuncts.
-        let d = self.depth[i];
         let where_at = self
             .clause_of(lhs_start)
             .filter(|&w| self.toks[w].is_word("where"))?;
@@ -72,9 +71,7 @@ impl Query<'_> {
         if !outer_where.contains(&(lhs_start, close + 1)) {
             return None;
         }
-        let (block_from, _) = self.block(i);
-        let from_at =
-            (block_from..where_at).find(|&j| self.depth[j] == d && self.toks[j].is_word("from"))?;
+        let from_at = self.clause_of_block(i, "from")?;
         let outer = self.tables_read(from_at + 1, where_at)?;
         // The aggregated alias stands for the compared one, over the same table.
         let outer_name = outer_name.or_else(|| outer.only().map(str::to_string))?;

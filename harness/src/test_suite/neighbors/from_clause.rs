@@ -87,11 +87,7 @@ impl Query<'_> {
     /// The conjuncts of the condition `from..to`, if it is a conjunction (no `OR` at its
     /// level).
     pub(super) fn conjuncts(&self, from: usize, to: usize) -> Option<Vec<(usize, usize)>> {
-        let mut to = to;
-        while to > from && self.toks[to - 1].is_symbol(";") {
-            to -= 1;
-        }
-        let predicates = self.predicates(from, to);
+        let predicates = self.predicates(from, self.before_semicolons(from, to));
         predicates
             .iter()
             .all(|&(_, _, conn)| conn.is_none_or(|c| self.toks[c].is_word("and")))
