@@ -154,7 +154,7 @@ fn bench_measures_the_step_budget_against_wall_clock_limits() {
         "the 40 predictions that finish within the limits, least CPU of 3 rounds;",
         "against raw SQLite, every pair's queries (60, one thread)",
         // Golds the two sets share, and predictions they both made, run once.
-        "against raw SQLite, each distinct query once (44, one thread)",
+        "against raw SQLite, each distinct query once (44, 2 threads)",
         "light predictions (gold and prediction within 100000 steps each under the budget)",
         "step-budget overhead: with a budget that never fires",
         "% of 2 cores)",

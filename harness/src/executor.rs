@@ -8,10 +8,11 @@
 //!
 //! A cached result is the same value the backend returned, errors included.
 
-use std::collections::HashMap;
-use std::hash::Hash;
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+
+use hashbrown::{Equivalent, HashMap};
 
 use crate::backend::{Backend, Database, Limits, QueryError};
 use crate::denotation::ResultTable;
@@ -20,22 +21,34 @@ use crate::denotation::ResultTable;
 pub type QueryResult = Result<ResultTable, QueryError>;
 
 /// A concurrent memo: the first caller computes, concurrent callers for the same key wait.
+/// Looked up by a borrowed form of the key (no key is built for a hit), with a fast hash: a
+/// lookup costs little beside the query it saves.
 #[derive(Debug)]
 struct Memo<K, V> {
     map: Mutex<HashMap<K, Arc<OnceLock<V>>>>,
 }
 
-impl<K: Eq + Hash + Clone, V: Clone> Memo<K, V> {
+impl<K: Eq + Hash, V: Clone> Memo<K, V> {
     fn new() -> Self {
         Memo {
             map: Mutex::new(HashMap::new()),
         }
     }
 
-    fn get_or_init(&self, key: &K, init: impl FnOnce() -> V) -> V {
+    /// The value for `key` (of which `owned` makes the key to keep), computed by `init` on
+    /// first need.
+    fn get_or_init<Q: Hash + Equivalent<K> + ?Sized>(
+        &self,
+        key: &Q,
+        owned: impl FnOnce() -> K,
+        init: impl FnOnce() -> V,
+    ) -> V {
         let cell = {
             let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
-            map.entry(key.clone()).or_default().clone()
+            match map.get(key) {
+                Some(cell) => Arc::clone(cell),
+                None => Arc::clone(map.entry(owned()).or_default()),
+            }
         };
         // Computed outside the map's lock: other keys proceed meanwhile.
         cell.get_or_init(init).clone()
@@ -43,6 +56,31 @@ impl<K: Eq + Hash + Clone, V: Clone> Memo<K, V> {
 }
 
 type Key = (Database, String, Limits);
+
+/// A [`Key`] borrowed: hashes as the key does (a tuple hashes its fields in order, a `String`
+/// as its `str`).
+#[derive(Clone, Copy)]
+struct KeyRef<'a>(&'a Database, &'a str, &'a Limits);
+
+impl Hash for KeyRef<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+        self.1.hash(state);
+        self.2.hash(state);
+    }
+}
+
+impl Equivalent<Key> for KeyRef<'_> {
+    fn equivalent(&self, key: &Key) -> bool {
+        *self.0 == key.0 && self.1 == key.1 && *self.2 == key.2
+    }
+}
+
+impl KeyRef<'_> {
+    fn owned(self) -> Key {
+        (self.0.clone(), self.1.to_owned(), *self.2)
+    }
+}
 
 /// Runs queries for metrics. Shared by all threads of a run.
 #[derive(Debug)]
@@ -55,6 +93,7 @@ pub struct Executor {
 
 impl Executor {
     pub fn new(backend: Box<dyn Backend>, cache_dir: Option<PathBuf>) -> Executor {
+        backend.begin_run();
         Executor {
             backend,
             golds: Memo::new(),
@@ -69,26 +108,33 @@ impl Executor {
 
     /// A gold query's result on `db`: computed once per run, and from disk when cached.
     pub fn gold(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<QueryResult> {
-        let key = (db.clone(), sql.to_owned(), *limits);
-        self.golds.get_or_init(&key, || {
-            if let Some(disk) = &self.disk {
-                if let Some(hit) = disk.load(self.backend.as_ref(), db, sql, limits) {
-                    return Arc::new(hit);
+        let key = KeyRef(db, sql, limits);
+        self.golds.get_or_init(
+            &key,
+            || key.owned(),
+            || {
+                if let Some(disk) = &self.disk {
+                    if let Some(hit) = disk.load(self.backend.as_ref(), db, sql, limits) {
+                        return Arc::new(hit);
+                    }
                 }
-            }
-            let result = self.backend.execute(db, sql, limits);
-            if let Some(disk) = &self.disk {
-                disk.store(self.backend.as_ref(), db, sql, limits, &result);
-            }
-            Arc::new(result)
-        })
+                let result = self.backend.execute(db, sql, limits);
+                if let Some(disk) = &self.disk {
+                    disk.store(self.backend.as_ref(), db, sql, limits, &result);
+                }
+                Arc::new(result)
+            },
+        )
     }
 
     /// A predicted query's result on `db` (memoised for this run only).
     pub fn prediction(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<QueryResult> {
-        let key = (db.clone(), sql.to_owned(), *limits);
-        self.predictions
-            .get_or_init(&key, || Arc::new(self.backend.execute(db, sql, limits)))
+        let key = KeyRef(db, sql, limits);
+        self.predictions.get_or_init(
+            &key,
+            || key.owned(),
+            || Arc::new(self.backend.execute(db, sql, limits)),
+        )
     }
 }
 
@@ -114,9 +160,9 @@ impl DiskCache {
         sql: &str,
         limits: &Limits,
     ) -> Option<PathBuf> {
-        let content = self
-            .hashes
-            .get_or_init(db, || backend.content_hash(db).ok())?;
+        let content =
+            self.hashes
+                .get_or_init(db, || db.clone(), || backend.content_hash(db).ok())?;
         let mut h = blake3::Hasher::new();
         for part in [
             backend.name(),
@@ -202,6 +248,9 @@ mod tests {
         fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> QueryResult {
             self.0.fetch_add(1, Ordering::SeqCst);
             Sqlite.execute(db, sql, limits)
+        }
+        fn begin_run(&self) {
+            Sqlite.begin_run();
         }
     }
 

@@ -227,6 +227,11 @@ pub trait Backend: Send + Sync + fmt::Debug {
     fn execute(&self, db: &Database, sql: &str, limits: &Limits)
         -> Result<ResultTable, QueryError>;
 
+    /// A run begins (an [`Executor`](crate::executor::Executor) is made): a backend that keeps
+    /// what it learnt of a database between queries looks at the database again before using
+    /// it (SQLite checks each file's size and mtime once per run, not before every query).
+    fn begin_run(&self) {}
+
     /// Whether results count the work their query did ([`ResultTable::steps`], SQLite's
     /// virtual-machine steps). A backend that counts nothing leaves it 0.
     fn counts_steps(&self) -> bool {

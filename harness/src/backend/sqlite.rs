@@ -124,11 +124,19 @@ pub const STEP_BLOCK: i32 = 2_000;
 pub struct Sqlite;
 
 /// A connection is reused only while its file looks unchanged (same size and mtime): an
-/// immutable connection would not notice a change by itself.
+/// immutable connection would not notice a change by itself. The file is looked at when the
+/// connection is first used in a run ([`RUN`]), not before every query: a database must not
+/// change during a run (it is opened immutable), and a `statx` per query cost 2–3 % of judging
+/// light queries.
 type Stamp = (PathBuf, Option<(u64, std::time::SystemTime)>);
 
+/// The current run, bumped by [`Backend::begin_run`]: a cached connection whose stamp was
+/// checked in an earlier run is checked again.
+static RUN: AtomicU64 = AtomicU64::new(0);
+
 thread_local! {
-    static CONNECTIONS: RefCell<Vec<(Stamp, Connection)>> = const { RefCell::new(Vec::new()) };
+    /// Open connections with their file's stamp and the run that last checked it.
+    static CONNECTIONS: RefCell<Vec<(Stamp, u64, Connection)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Backend for Sqlite {
@@ -138,6 +146,10 @@ impl Backend for Sqlite {
 
     fn counts_steps(&self) -> bool {
         true
+    }
+
+    fn begin_run(&self) {
+        RUN.fetch_add(1, Ordering::Relaxed);
     }
 
     fn execute(
@@ -166,13 +178,28 @@ fn with_connection<T>(
     path: &Path,
     f: impl FnOnce(&Connection) -> Result<T, QueryError>,
 ) -> Result<T, QueryError> {
-    let key = stamp(path);
+    let run = RUN.load(Ordering::Relaxed);
     CONNECTIONS.with(|cell| {
         let mut cache = cell.borrow_mut();
-        let pos = match cache.iter().position(|(k, _)| *k == key) {
+        let same_file = |(k, _, _): &(Stamp, u64, Connection)| k.0.as_os_str() == path.as_os_str();
+        let fresh = match cache.iter().position(same_file) {
+            Some(pos) if cache[pos].1 == run => Some(pos),
+            Some(pos) => {
+                let key = stamp(path);
+                if cache[pos].0 == key {
+                    cache[pos].1 = run;
+                    Some(pos)
+                } else {
+                    cache.remove(pos);
+                    None
+                }
+            }
+            None => None,
+        };
+        let pos = match fresh {
             Some(pos) => pos,
             None => {
-                cache.retain(|(k, _)| k.0 != key.0);
+                let key = stamp(path);
                 let conn = open(path).map_err(|e| QueryError::Open {
                     path: path.display().to_string(),
                     message: e.to_string(),
@@ -180,14 +207,14 @@ fn with_connection<T>(
                 if cache.len() >= CONNECTIONS_PER_THREAD {
                     cache.remove(0);
                 }
-                cache.push((key, conn));
+                cache.push((key, run, conn));
                 cache.len() - 1
             }
         };
         // Most recently used last.
         let entry = cache.remove(pos);
         cache.push(entry);
-        let conn = &cache[cache.len() - 1].1;
+        let conn = &cache[cache.len() - 1].2;
         f(conn)
     })
 }
@@ -680,6 +707,31 @@ mod tests {
             run(small.steps - 1),
             Err(QueryError::Budget { steps: small.steps })
         );
+    }
+
+    #[test]
+    fn a_database_file_changed_between_runs_is_read_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let count = || match Sqlite.execute(&db, "SELECT count(*) FROM t", &limits()) {
+            Ok(t) => t.rows[0][0].clone(),
+            Err(e) => panic!("{e}"),
+        };
+        Sqlite.begin_run();
+        assert_eq!(count(), Value::Int(3));
+        // The file is replaced (another size and mtime) between two runs.
+        let path = db.as_file().unwrap().to_path_buf();
+        std::fs::remove_file(&path).unwrap();
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t(a INTEGER, b TEXT, c REAL); \
+             WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 10) \
+             INSERT INTO t SELECT v, printf('%.3000c', 'x'), NULL FROM n;",
+        )
+        .unwrap();
+        drop(conn);
+        Sqlite.begin_run();
+        assert_eq!(count(), Value::Int(10));
     }
 
     #[test]

@@ -539,13 +539,13 @@ impl<'a> Query<'a> {
         open.is_some_and(|o| o > 0 && self.is_comparison(o - 1))
     }
 
-    /// True if comparison `i` is `count(…) op N` inside a HAVING clause (groups are never
-    /// empty there, so a count is at least 1).
-    fn having_count(&self, i: usize) -> bool {
+    /// The least value `count(…)` can take where comparison `i` compares it (`count(…) op
+    /// N`): 1 inside a HAVING clause (groups are never empty), 0 elsewhere (a count is never
+    /// negative); `None` if `i` compares no count.
+    fn count_floor(&self, i: usize) -> Option<i64> {
+        let having = |c: usize| self.toks[c].is_word("having");
         self.after_count(i)
-            && self
-                .clause_of(i)
-                .is_some_and(|c| self.toks[c].is_word("having"))
+            .then(|| i64::from(self.clause_of(i).is_some_and(having)))
     }
 
     fn is_comparison(&self, i: usize) -> bool {
@@ -615,9 +615,12 @@ pub fn neighbors(
                     // scalar subquery the same first row; only 0 changes it.
                     alts.retain(|&a| a == 0);
                 }
-                if i > 0 && q.is_comparison(i - 1) && q.having_count(i - 1) {
+                if let Some(floor) = (i > 0 && q.is_comparison(i - 1))
+                    .then(|| q.count_floor(i - 1))
+                    .flatten()
+                {
                     let op = q.toks[i - 1].text.as_str();
-                    alts.retain(|&a| !same_on_groups(op, c, op, a));
+                    alts.retain(|&a| !same_for_counts(floor, (op, c), (op, a)));
                 }
                 if q.is_count_argument(i) {
                     // `count( 0 )`, `count( 7 )`: every integer is a non-NULL constant.
@@ -718,17 +721,18 @@ pub fn neighbors(
                     "<>" => "!=",
                     other => other,
                 };
-                let threshold = q
-                    .toks
-                    .get(i + 1)
-                    .filter(|_| q.having_count(i))
-                    .and_then(|n| n.text.parse::<i64>().ok());
+                let threshold = q.count_floor(i).and_then(|floor| {
+                    let n = q.toks.get(i + 1)?.text.parse::<i64>().ok()?;
+                    Some((floor, n))
+                });
                 let extremum = q.compared_with_own_extremum(i);
                 for op in COMPARISONS {
                     if *op == norm {
                         continue;
                     }
-                    if threshold.is_some_and(|n| same_on_groups(norm, n, op, n)) {
+                    if threshold
+                        .is_some_and(|(floor, n)| same_for_counts(floor, (norm, n), (op, n)))
+                    {
                         continue;
                     }
                     if extremum.is_some_and(|e| same_against_extremum(e, norm, op)) {
@@ -943,10 +947,11 @@ fn holds(op: &str, a: i64, b: i64) -> bool {
     }
 }
 
-/// `count op1 n1` and `count op2 n2` agree on every group (count ≥ 1).
-fn same_on_groups(op1: &str, n1: i64, op2: &str, n2: i64) -> bool {
-    let top = n1.max(n2).saturating_add(2).max(2);
-    (1..=top).all(|c| holds(op1, c, n1) == holds(op2, c, n2))
+/// `count op1 n1` and `count op2 n2` agree for every count from `floor` on (1 on groups,
+/// which are never empty; 0 elsewhere).
+fn same_for_counts(floor: i64, (op1, n1): (&str, i64), (op2, n2): (&str, i64)) -> bool {
+    let top = n1.max(n2).saturating_add(2).max(floor + 2);
+    (floor..=top).all(|c| holds(op1, c, n1) == holds(op2, c, n2))
 }
 
 /// `x op1 min(x)` and `x op2 min(x)` agree for every x of the column (no x is below its min;
@@ -1448,20 +1453,23 @@ fn distinct_of_identifying_column(
     let Some(list) = q.tables_read(from + 1, end) else {
         return false;
     };
-    let Some((table, name)) = list.items.first().filter(|_| list.items.len() == 1) else {
-        return false;
-    };
-    let Some(&t) = aliases.get(table) else {
-        return false;
-    };
+    // The column's FROM item (the only one, for an unqualified column), whose rows the
+    // others must not repeat.
     let identifies = |(a, b): (usize, usize)| {
-        let column = match &q.toks[a..b] {
-            [c] => c,
-            [qualifier, dot, c] if dot.is_symbol(".") && qualifier.lower() == *name => c,
+        let (name, column) = match &q.toks[a..b] {
+            [c] => match list.only() {
+                Some(only) => (only.to_owned(), c),
+                None => return false,
+            },
+            [qualifier, dot, c] if dot.is_symbol(".") => (qualifier.lower(), c),
             _ => return false,
+        };
+        let Some(&t) = list.table_of(&name).and_then(|table| aliases.get(table)) else {
+            return false;
         };
         column.kind == TokenKind::Word
             && facts.identifies_rows(t, unquote_ident(&column.text), tables)
+            && q.repeats_no_row_of(anchor, &list, &name, tables, facts, aliases)
     };
     if counted {
         return q
@@ -1925,6 +1933,42 @@ mod tests {
     }
 
     #[test]
+    fn a_count_compared_outside_a_having_is_never_negative() {
+        // Advising's boolean golds: `COUNT( * ) > 0` is `!= 0` for every count ≥ 0.
+        let g = "SELECT COUNT( * ) > 0 FROM singer WHERE Age > 30";
+        let ns = gen(g);
+        let edit = |op: &str| g.replace("> 0", op);
+        assert!(!has(&ns, NeighborKind::Comparison, &edit("!= 0")));
+        for op in ["= 0", "< 0", "<= 0", ">= 0"] {
+            assert!(has(&ns, NeighborKind::Comparison, &edit(op)), "{op}");
+        }
+        // `= 0` is `<= 0`; `> -1` and `>= 0` hold for every count, unlike `> 0`.
+        let g = "SELECT COUNT( * ) = 0 FROM singer WHERE Age > 30";
+        let ns = gen(g);
+        assert!(!has(
+            &ns,
+            NeighborKind::Comparison,
+            &g.replace("= 0", "<= 0")
+        ));
+        assert!(has(
+            &ns,
+            NeighborKind::Comparison,
+            &g.replace("= 0", "!= 0")
+        ));
+        // In a HAVING clause, groups are never empty: `> 1` is `!= 1` there.
+        let g = "SELECT country FROM singer GROUP BY country HAVING count(*) > 1";
+        let ns = gen(g);
+        assert!(!has(
+            &ns,
+            NeighborKind::Comparison,
+            &g.replace("> 1", "!= 1")
+        ));
+        // `> 0` and `> 2` differ from `> 1` on a group of one row, or of two.
+        assert!(has(&ns, NeighborKind::IntValue, &g.replace("> 1", "> 0")));
+        assert!(has(&ns, NeighborKind::IntValue, &g.replace("> 1", "> 2")));
+    }
+
+    #[test]
     fn a_distinct_over_one_row_and_a_grouping_under_distinct_keys_are_no_neighbors() {
         let dropped = |g: &str, kind: NeighborKind, sql: &str| has(&gen(g), kind, sql);
         // Without GROUP BY, an aggregate makes one row: DISTINCT removes none (scholar's
@@ -2024,6 +2068,39 @@ mod tests {
             (
                 "SELECT COUNT( DISTINCT T1.Name ) FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID ;",
                 "SELECT COUNT( T1.Name ) FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID ;",
+            ),
+        ] {
+            assert!(kept(g, without), "{without}");
+        }
+        // Scholar's golds 3298 and 3337: the papers of a venue, each paper joined to the one
+        // venue its key names. A table joined by a column that identifies its rows adds at
+        // most one row to each, so the selected (or counted) key still repeats nothing.
+        for (g, without) in [
+            (
+                "SELECT DISTINCT T2.concert_ID FROM concert AS T2 , singer AS T1 WHERE T2.Year = 2016 AND T1.Singer_ID = T2.Singer_ID AND T1.Age > 30 ;",
+                "SELECT T2.concert_ID FROM concert AS T2 , singer AS T1 WHERE T2.Year = 2016 AND T1.Singer_ID = T2.Singer_ID AND T1.Age > 30 ;",
+            ),
+            (
+                "SELECT COUNT( DISTINCT T2.concert_ID ) FROM concert AS T2 JOIN singer AS T1 ON T2.Singer_ID = T1.Singer_ID WHERE T1.Age > 30 ;",
+                "SELECT COUNT( T2.concert_ID ) FROM concert AS T2 JOIN singer AS T1 ON T2.Singer_ID = T1.Singer_ID WHERE T1.Age > 30 ;",
+            ),
+        ] {
+            assert!(!kept(g, without), "{without}");
+        }
+        // Joined by a column that identifies nothing, under an OR, or the table named twice
+        // (once unjoined): rows can repeat, and the edit stays.
+        for (g, without) in [
+            (
+                "SELECT DISTINCT T2.concert_ID FROM concert AS T2 , singer AS T1 WHERE T1.Age = T2.Year ;",
+                "SELECT T2.concert_ID FROM concert AS T2 , singer AS T1 WHERE T1.Age = T2.Year ;",
+            ),
+            (
+                "SELECT DISTINCT T2.concert_ID FROM concert AS T2 , singer AS T1 WHERE T1.Singer_ID = T2.Singer_ID OR T1.Age > 30 ;",
+                "SELECT T2.concert_ID FROM concert AS T2 , singer AS T1 WHERE T1.Singer_ID = T2.Singer_ID OR T1.Age > 30 ;",
+            ),
+            (
+                "SELECT DISTINCT T2.concert_ID FROM concert AS T2 , singer AS T1 , singer AS T3 WHERE T1.Singer_ID = T2.Singer_ID ;",
+                "SELECT T2.concert_ID FROM concert AS T2 , singer AS T1 , singer AS T3 WHERE T1.Singer_ID = T2.Singer_ID ;",
             ),
         ] {
             assert!(kept(g, without), "{without}");

@@ -11,6 +11,8 @@
 //! - **Rows that are all alike** ([`Query::rows_alike`]): every selected column is pinned to
 //!   one string by a conjunct, so every row of the answer is the same and its ORDER BY orders
 //!   nothing. [`Query::without_order_by`] compares such edits.
+//! - **An ORDER BY that repeats the GROUP BY keys, ascending** ([`Query::orders_as_it_groups`]):
+//!   on SQLite, which returns groups in ascending key order, the gold without its ORDER BY.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -49,7 +51,48 @@ impl Query<'_> {
                 }
             }
         }
+        if self.orders_as_it_groups() {
+            out.insert(self.without_order_by());
+        }
         out
+    }
+
+    /// True if the query is one block whose ORDER BY lists its GROUP BY keys, in their order,
+    /// ascending: SQLite returns groups in ascending key order, so the ORDER BY reorders
+    /// nothing there and the query without it answers alike, row order included.
+    pub(super) fn orders_as_it_groups(&self) -> bool {
+        let top = |w: &str| {
+            (0..self.toks.len())
+                .filter(|&k| self.depth[k] == 0 && self.toks[k].is_word(w))
+                .count()
+        };
+        if top("select") != 1 || ["union", "intersect", "except"].iter().any(|w| top(w) > 0) {
+            return false;
+        }
+        let Some(order) = (0..self.toks.len()).find(|&k| {
+            self.depth[k] == 0
+                && self.toks[k].is_word("order")
+                && self.toks.get(k + 1).is_some_and(|t| t.is_word("by"))
+        }) else {
+            return false;
+        };
+        let Some(keys) = self.group_keys(order) else {
+            return false;
+        };
+        let end = self.before_semicolons(order, self.clause_end(order, CLAUSE_WORDS));
+        let items: Vec<String> = self
+            .comma_items(order + 2, end)
+            .into_iter()
+            .map(|(a, b)| {
+                let b = if b > a + 1 && self.toks[b - 1].is_word("asc") {
+                    b - 1
+                } else {
+                    b
+                };
+                self.text_of((a, b))
+            })
+            .collect();
+        items == keys
     }
 
     /// The gold without conjunct `(a, b)` of the condition `clause..end` (of `count`
@@ -372,6 +415,35 @@ mod tests {
             &facts,
             "the child is the table read nowhere else",
         );
+    }
+
+    #[test]
+    fn an_order_by_that_repeats_the_grouping_keys_ascending_is_no_neighbor_dropped() {
+        // Scholar's golds 3324 and 3355: `GROUP BY PAPERalias0.YEAR ORDER BY
+        // PAPERalias0.YEAR [ASC]`; SQLite returns the groups in that order anyway.
+        for gold in [
+            "SELECT T2.Year , COUNT( * ) FROM concert AS T2 GROUP BY T2.Year ORDER BY T2.Year ;",
+            "SELECT DISTINCT T2.Year FROM concert AS T2 GROUP BY T2.Year ORDER BY T2.Year ASC ;",
+            "SELECT T2.Year , T2.Singer_ID , COUNT( * ) FROM concert AS T2 GROUP BY T2.Year , T2.Singer_ID ORDER BY T2.Year , T2.Singer_ID ASC ;",
+        ] {
+            let ns = gen(gold);
+            let order = gold.find(" ORDER BY").unwrap();
+            let dropped = format!("{} ;", &gold[..order]);
+            assert!(!generated(&ns, &dropped), "{gold}\n  kept {dropped}");
+        }
+        // Another direction, another key, the keys in another order, or a compound query:
+        // the ORDER BY orders something, and dropping it stays a neighbor.
+        for gold in [
+            "SELECT T2.Year , COUNT( * ) FROM concert AS T2 GROUP BY T2.Year ORDER BY T2.Year DESC ;",
+            "SELECT T2.Year , COUNT( * ) FROM concert AS T2 GROUP BY T2.Year ORDER BY COUNT( * ) ;",
+            "SELECT T2.Year , T2.Singer_ID , COUNT( * ) FROM concert AS T2 GROUP BY T2.Year , T2.Singer_ID ORDER BY T2.Singer_ID , T2.Year ;",
+            "SELECT Age FROM singer UNION SELECT T2.Year FROM concert AS T2 GROUP BY T2.Year ORDER BY T2.Year ;",
+        ] {
+            let ns = gen(gold);
+            let order = gold.find(" ORDER BY").unwrap();
+            let dropped = format!("{} ;", &gold[..order]);
+            assert!(generated(&ns, &dropped), "{gold}\n  lost {dropped}");
+        }
     }
 
     #[test]

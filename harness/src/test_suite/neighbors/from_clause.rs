@@ -33,9 +33,83 @@ impl FromList {
     }
 }
 
+/// A conjunct `a . x = b . y` (either way round): the two qualified columns, lower case.
+type ColumnEquality = ((String, String), (String, String));
+
 const JOIN_WORDS: &[&str] = &["join", "inner", "left", "right", "full", "outer", "cross"];
 
 impl Query<'_> {
+    /// True if no row of FROM item `root` (of the block of token `i`, whose FROM is `list`)
+    /// comes more than once out of the block's joins: every other item is reached from
+    /// `root` by an equality, a conjunct of the block's WHERE or of an inner join's ON,
+    /// between a column of an item already reached and a column that identifies the new
+    /// item's rows (unique and NOT NULL by the constraints), so each joins at most one of its
+    /// rows to each row. One item alone repeats none.
+    pub(super) fn repeats_no_row_of(
+        &self,
+        i: usize,
+        list: &FromList,
+        root: &str,
+        tables: &super::TableColumns,
+        facts: &super::ColumnFacts,
+        aliases: &HashMap<String, usize>,
+    ) -> bool {
+        if list.items.len() == 1 {
+            return true;
+        }
+        let mut conjuncts = list.on.clone();
+        if let Some(w) = self.clause_of_block(i, "where") {
+            let end = self.clause_end(w, super::CLAUSE_WORDS);
+            match self.conjuncts(w + 1, end) {
+                Some(c) => conjuncts.extend(c),
+                None => return false,
+            }
+        }
+        let equalities: Vec<ColumnEquality> = conjuncts
+            .iter()
+            .filter_map(|&c| self.column_equality(c))
+            .collect();
+        let identifies = |(name, column): &(String, String)| {
+            list.table_of(name)
+                .and_then(|table| aliases.get(table))
+                .is_some_and(|&t| facts.identifies_rows(t, column, tables))
+        };
+        let mut reached = vec![root.to_owned()];
+        loop {
+            let next = list.items.iter().map(|(_, n)| n).find(|n| {
+                !reached.contains(n)
+                    && equalities.iter().any(|(a, b)| {
+                        [(a, b), (b, a)].iter().any(|(from, to)| {
+                            reached.contains(&from.0) && to.0 == **n && identifies(to)
+                        })
+                    })
+            });
+            match next {
+                Some(n) => reached.push(n.clone()),
+                None => break,
+            }
+        }
+        // Each FROM item once (an item named twice is two rows per row).
+        list.items.iter().all(|(_, n)| reached.contains(n)) && list.items.len() == reached.len()
+    }
+
+    /// The two columns of conjunct `(a, b)` if it is `q1 . x = q2 . y`.
+    fn column_equality(&self, (a, b): (usize, usize)) -> Option<ColumnEquality> {
+        let t = &self.toks[a..self.before_semicolons(a, b)];
+        let column = |q: &crate::sql_tokens::Token,
+                      dot: &crate::sql_tokens::Token,
+                      c: &crate::sql_tokens::Token| {
+            (q.kind == TokenKind::Word && dot.is_symbol(".") && c.kind == TokenKind::Word)
+                .then(|| (q.lower(), super::unquote_ident(&c.text).to_lowercase()))
+        };
+        match t {
+            [q1, d1, c1, eq, q2, d2, c2] if matches!(eq.text.as_str(), "=" | "==") => {
+                Some((column(q1, d1, c1)?, column(q2, d2, c2)?))
+            }
+            _ => None,
+        }
+    }
+
     /// The items of the FROM clause `from..to`: `T`, `T a`, `T AS a`, separated by `,` or a
     /// join (with an ON condition). None for anything else (a subquery, `USING`) or for an
     /// outer join (its ON does not filter the preserved side).
