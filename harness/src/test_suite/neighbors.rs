@@ -1446,11 +1446,7 @@ fn distinct_of_identifying_column(
         _ if counted => i - 2,
         _ => return false,
     };
-    let Some(from) = q.clause_of_block(anchor, "from") else {
-        return false;
-    };
-    let end = q.before_semicolons(from, q.clause_end(from, CLAUSE_WORDS));
-    let Some(list) = q.tables_read(from + 1, end) else {
+    let Some(list) = q.block_from(anchor) else {
         return false;
     };
     // The column's FROM item (the only one, for an unqualified column), whose rows the

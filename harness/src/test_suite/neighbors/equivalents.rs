@@ -20,8 +20,8 @@ use super::{normalize, unquote_ident, ColumnFacts, Query, TableColumns, AGGREGAT
 use crate::sql_tokens::{splice, TokenKind};
 
 impl Query<'_> {
-    /// The normalized texts of the rewrites in the module doc (conjuncts written twice,
-    /// idle reference joins).
+    /// The normalized texts of the rewrites in the module doc (conjuncts written twice, idle
+    /// reference joins, an ORDER BY that repeats the grouping).
     pub(super) fn equivalents(
         &self,
         tables: &TableColumns,
@@ -69,11 +69,7 @@ impl Query<'_> {
         if top("select") != 1 || ["union", "intersect", "except"].iter().any(|w| top(w) > 0) {
             return false;
         }
-        let Some(order) = (0..self.toks.len()).find(|&k| {
-            self.depth[k] == 0
-                && self.toks[k].is_word("order")
-                && self.toks.get(k + 1).is_some_and(|t| t.is_word("by"))
-        }) else {
+        let Some(order) = self.top_order_by() else {
             return false;
         };
         let Some(keys) = self.group_keys(order) else {
@@ -139,33 +135,25 @@ impl Query<'_> {
         aliases: &HashMap<String, usize>,
     ) -> bool {
         let one_block = self.toks.iter().filter(|t| t.is_word("select")).count() == 1;
-        if !one_block
-            || b - a != 7
-            || !self.toks[a + 3].is_symbol("=")
-            || !self.ignores_duplicates(a)
-        {
+        if !one_block || !self.ignores_duplicates(a) {
             return false;
         }
-        let Some(from) = self.clause_of_block(a, "from") else {
+        let Some(list) = self.block_from(a) else {
             return false;
         };
-        let end = self.clause_end(from, CLAUSE_WORDS);
-        let Some(list) = self.tables_read(from + 1, end) else {
+        let Some((left, right)) = self.column_equality((a, b)) else {
             return false;
         };
-        let column = |k: usize| -> Option<(String, usize, &str)> {
-            let name = self.toks[k].lower();
-            let qualified =
-                self.toks[k + 1].is_symbol(".") && self.toks[k + 2].kind == TokenKind::Word;
-            list.table_of(&name).filter(|_| qualified)?;
+        let column = |(name, column): (String, String)| -> Option<(String, usize, String)> {
+            list.table_of(&name)?;
             let t = *aliases.get(&name)?;
-            Some((name, t, unquote_ident(&self.toks[k + 2].text)))
+            Some((name, t, column))
         };
-        let (Some(left), Some(right)) = (column(a), column(a + 4)) else {
+        let (Some(left), Some(right)) = (column(left), column(right)) else {
             return false;
         };
-        let idle = |(parent, pt, pc): &(String, usize, &str),
-                    (child, ct, cc): &(String, usize, &str)| {
+        let idle = |(parent, pt, pc): &(String, usize, String),
+                    (child, ct, cc): &(String, usize, String)| {
             parent != child
                 && facts.references((*ct, cc), (*pt, pc), tables)
                 && facts.is_not_null(*ct, cc, tables)
@@ -262,12 +250,7 @@ impl Query<'_> {
 
     /// The query without its ORDER BY clause (the one of its outermost block), normalized.
     pub(super) fn without_order_by(&self) -> String {
-        let order = (0..self.toks.len()).find(|&k| {
-            self.depth[k] == 0
-                && self.toks[k].is_word("order")
-                && self.toks.get(k + 1).is_some_and(|t| t.is_word("by"))
-        });
-        match order {
+        match self.top_order_by() {
             Some(k) => {
                 let end = self.before_semicolons(k, self.clause_end(k, CLAUSE_WORDS));
                 normalize(&splice(
@@ -279,6 +262,15 @@ impl Query<'_> {
             }
             None => normalize(self.sql),
         }
+    }
+
+    /// The `ORDER` of the outermost block's `ORDER BY`, if it has one.
+    fn top_order_by(&self) -> Option<usize> {
+        (0..self.toks.len()).find(|&k| {
+            self.depth[k] == 0
+                && self.toks[k].is_word("order")
+                && self.toks.get(k + 1).is_some_and(|t| t.is_word("by"))
+        })
     }
 }
 

@@ -94,7 +94,7 @@ impl Query<'_> {
     }
 
     /// The two columns of conjunct `(a, b)` if it is `q1 . x = q2 . y`.
-    fn column_equality(&self, (a, b): (usize, usize)) -> Option<ColumnEquality> {
+    pub(super) fn column_equality(&self, (a, b): (usize, usize)) -> Option<ColumnEquality> {
         let t = &self.toks[a..self.before_semicolons(a, b)];
         let column = |q: &crate::sql_tokens::Token,
                       dot: &crate::sql_tokens::Token,
@@ -108,6 +108,13 @@ impl Query<'_> {
             }
             _ => None,
         }
+    }
+
+    /// The FROM clause of the block of token `i` ([`Query::tables_read`]).
+    pub(super) fn block_from(&self, i: usize) -> Option<FromList> {
+        let from = self.clause_of_block(i, "from")?;
+        let end = self.before_semicolons(from, self.clause_end(from, super::CLAUSE_WORDS));
+        self.tables_read(from + 1, end)
     }
 
     /// The items of the FROM clause `from..to`: `T`, `T a`, `T AS a`, separated by `,` or a
