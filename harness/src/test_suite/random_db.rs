@@ -18,7 +18,7 @@ use super::schema::{Column, ColumnKind, SuiteSchema, Table};
 use super::witness::{Instance, Witness, SMALL_GROUP};
 use super::SuiteError;
 use crate::backend::sqlite::quote_identifier as ident;
-use crate::sql_tokens::{tokenize, TokenKind};
+use crate::sql_tokens::{tokenize, Token, TokenKind};
 
 /// Constants the golds of a schema use, with their close variants: per column name (lower
 /// case) they are compared with, and all of them together.
@@ -79,18 +79,15 @@ impl Constants {
                 if i > 0 && (toks[i - 1].is_word("limit") || toks[i - 1].is_word("offset")) {
                     continue;
                 }
-                let variants = match t.kind {
-                    TokenKind::Int => t
-                        .text
-                        .parse::<i64>()
-                        .map(|n| {
-                            vec![
-                                Value::Integer(n),
-                                Value::Integer(n.saturating_sub(1)),
-                                Value::Integer(n.saturating_add(1)),
-                            ]
-                        })
-                        .unwrap_or_default(),
+                let around = |n: i64| {
+                    vec![
+                        Value::Integer(n),
+                        Value::Integer(n.saturating_sub(1)),
+                        Value::Integer(n.saturating_add(1)),
+                    ]
+                };
+                let mut variants = match t.kind {
+                    TokenKind::Int => t.text.parse::<i64>().map(around).unwrap_or_default(),
                     TokenKind::Float => t
                         .text
                         .parse::<f64>()
@@ -105,6 +102,11 @@ impl Constants {
                     TokenKind::Str => t.string_content().map(string_variants).unwrap_or_default(),
                     _ => continue,
                 };
+                // `400 + 100`: the bound the column is compared with is the sum, and its
+                // neighbours.
+                if let Some(sum) = folded_sum(toks, i) {
+                    variants.extend(around(sum));
+                }
                 let after_count = i >= 3
                     && matches!(
                         toks[i - 1].text.as_str(),
@@ -179,7 +181,9 @@ impl Constants {
         let mut c = self.clone();
         let own = Constants::from_golds([gold], schema);
         // The constants exactly as written weigh more than their variants.
-        let exact: BTreeSet<String> = tokenize(gold)
+        let toks = tokenize(gold);
+        let sums = (0..toks.len()).filter_map(|i| folded_sum(&toks, i));
+        let exact: BTreeSet<String> = toks
             .iter()
             .filter_map(|t| match t.kind {
                 TokenKind::Str => t.string_content().map(|s| key_text(&Value::Text(s))),
@@ -195,6 +199,7 @@ impl Constants {
                     .map(|x| key_text(&Value::Real(x))),
                 _ => None,
             })
+            .chain(sums.map(|n| key_text(&Value::Integer(n))))
             .collect();
         c.focus_exact = own
             .by_column
@@ -257,6 +262,25 @@ impl Constants {
     pub fn alone(mut self) -> Constants {
         self.alone = true;
         self
+    }
+}
+
+/// The integer `a ± b` when `toks[i]` is `a` of such a sum of two integer literals that
+/// nothing binding tighter (`*`, `/`, `%`) touches.
+fn folded_sum(toks: &[Token], i: usize) -> Option<i64> {
+    let tight = |t: Option<&Token>| t.is_some_and(|t| matches!(t.text.as_str(), "*" | "/" | "%"));
+    let (op, b) = (toks.get(i + 1)?, toks.get(i + 2)?);
+    if b.kind != TokenKind::Int || tight(toks.get(i + 3)) || (i > 0 && tight(toks.get(i - 1))) {
+        return None;
+    }
+    let (a, b) = (
+        toks[i].text.parse::<i64>().ok()?,
+        b.text.parse::<i64>().ok()?,
+    );
+    match op.text.as_str() {
+        "+" => a.checked_add(b),
+        "-" => a.checked_sub(b),
+        _ => None,
     }
 }
 
@@ -465,6 +489,18 @@ pub fn populate(
         let unique: Vec<bool> = (0..table.columns.len())
             .map(|k| Some(k) == single_key || table.columns[k].rules.is_unique())
             .collect();
+        // Per column: a witness row may leave it NULL where it is free (no atom reads it),
+        // as the table's other rows may, so that `count(col)` and `count(*)` over the
+        // witness differ.
+        let nullable: Vec<bool> = (0..table.columns.len())
+            .map(|k| {
+                let col = &table.columns[k];
+                !table.primary_key.contains(&k)
+                    && !col.not_null
+                    && !col.rules.is_not_null()
+                    && !referenced[k]
+            })
+            .collect();
         let mut used: Vec<BTreeSet<String>> = vec![BTreeSet::new(); table.columns.len()];
         // A composite key: its combinations taken so far, and the key columns that reference
         // no other table (redrawn, fresh, when a combination repeats).
@@ -551,6 +587,7 @@ pub fn populate(
                 }
                 let fill = WitnessFill {
                     pools: &pools,
+                    nullable: &nullable,
                     parents: &parents,
                     class_parents: &class_parents,
                     unique: &unique,
@@ -790,6 +827,8 @@ const WITNESS_SEED: u64 = 0x5717_E55E_D0C5_0001;
 /// What a witness row's free columns are drawn from, for one table.
 struct WitnessFill<'p, 'a> {
     pools: &'p [ColumnPool<'a>],
+    /// Per column: NULL is allowed there (no key, no NOT NULL, no reference targets it).
+    nullable: &'p [bool],
     /// Per column: the values the parent of its enforced or gold-made reference holds.
     parents: &'p [Option<&'p Vec<Value>>],
     /// Per class of the instance: the values an enforced reference of one of its cells in
@@ -814,7 +853,14 @@ impl WitnessFill<'_, '_> {
                 let parents = self.parents[k].filter(|p| !p.is_empty());
                 let free = |v: &Value| !self.unique[k] || !self.used[k].contains(&key_text(v));
                 let Some(&c) = inst.cells[alias].get(&k) else {
-                    // A free column: a parent's value, else a natural one (fresh when unique).
+                    // A free column: NULL as often as in the table's other rows, else a
+                    // parent's value, else a natural one (fresh when unique).
+                    if self.nullable[k]
+                        && pool.null_percent > 0
+                        && rng.u32(..100) < pool.null_percent
+                    {
+                        return Value::Null;
+                    }
                     for _ in 0..20 {
                         let v = match parents {
                             Some(p) => p[rng.usize(..p.len())].clone(),
