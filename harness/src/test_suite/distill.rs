@@ -815,6 +815,7 @@ pub fn distill_schema(
             neighbor_limits: &neighbor_limits,
             reject_ambiguous: options.reject_ambiguous,
             probing,
+            deadline: options.time_budget.map(|b| started + b),
         };
         // Every open gold is examined here, in parallel (a database respelled for other golds
         // only runs a natural gold, for its exclusions).
@@ -1021,6 +1022,9 @@ struct Examination<'a> {
     neighbor_limits: &'a Limits,
     reject_ambiguous: bool,
     probing: bool,
+    /// The time budget's end (`--time-budget`): past it, no further neighbor runs here. What
+    /// the database told apart until then stands (each is told apart there); the draw stops.
+    deadline: Option<Instant>,
 }
 
 /// What a drawn database is to one gold examined on it.
@@ -1078,7 +1082,11 @@ fn examine(
     let factored_steps = p.factored_steps(target, gold.rows.steps, how.gold_limits);
     let factor = factored_steps.is_some();
     let basis = factored_steps.unwrap_or(gold.rows.steps);
+    let past_deadline = || how.deadline.is_some_and(|d| Instant::now() >= d);
     for (n, ts) in p.targets.iter().enumerate() {
+        if past_deadline() {
+            break;
+        }
         for (t, text) in ts.iter().enumerate() {
             if let Ok(true) | Err(QueryError::Sql(_)) = differs(
                 target,
@@ -1092,7 +1100,7 @@ fn examine(
         }
     }
     // Probes run as written, their budget relative to the gold's as written.
-    if how.probing {
+    if how.probing && !past_deadline() {
         for (i, _) in p.open_probes.iter().enumerate().filter(|(_, o)| **o) {
             let sql = &probes[i].probe.sql;
             if let Ok(true) = differs(target, &gold, gold.rows.steps, sql, how.neighbor_limits) {
@@ -1356,6 +1364,17 @@ mod tests {
         neighbor_limits: &Limits,
         role: Role,
     ) -> Vec<(usize, usize)> {
+        found_by(p, conn, neighbor_limits, role, None)
+    }
+
+    /// [`found`], with the time budget ending at `deadline`.
+    fn found_by(
+        p: &Prepared,
+        conn: &rusqlite::Connection,
+        neighbor_limits: &Limits,
+        role: Role,
+        deadline: Option<Instant>,
+    ) -> Vec<(usize, usize)> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.sql");
         std::fs::write(&path, "CREATE TABLE T (k INT);\n").unwrap();
@@ -1367,6 +1386,7 @@ mod tests {
             neighbor_limits,
             reject_ambiguous: false,
             probing: false,
+            deadline,
         };
         let mut twin = Twin {
             schema: &schema,
@@ -1495,6 +1515,26 @@ mod tests {
         // Without shared conjuncts there is nothing to choose.
         let p = prepared(gold, None);
         assert_eq!(p.factored_steps(&target, written, &limits), None);
+    }
+
+    #[test]
+    fn past_the_time_budget_no_neighbor_runs() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE T (k); INSERT INTO T VALUES (1), (2);")
+            .unwrap();
+        let mut p = prepared("SELECT k FROM T WHERE k = 1", None);
+        p.targets = texts(&["SELECT k FROM T WHERE k >= 1"]);
+        let limits = Limits::default();
+        let later = Instant::now() + std::time::Duration::from_secs(3600);
+        assert_eq!(
+            found_by(&p, &conn, &limits, Role::Witnessed, Some(later)),
+            vec![(0, 0)]
+        );
+        let passed = Instant::now();
+        assert_eq!(
+            found_by(&p, &conn, &limits, Role::Witnessed, Some(passed)),
+            Vec::new()
+        );
     }
 
     #[test]
