@@ -50,8 +50,9 @@ pub struct Constants {
     count_threshold: Option<usize>,
     /// The focused gold's conjunction ([`super::witness`]), then those of the other golds the
     /// database is drawn for ([`Constants::witnessing`]): rows satisfying each (and near
-    /// misses) go in.
-    witnesses: Vec<Witness>,
+    /// misses) go in. Per gold, its witnesses through the branches of its `OR`s
+    /// ([`Witness::alternatives`]): a database takes one of them.
+    witnesses: Vec<Vec<Witness>>,
 }
 
 /// Count thresholds above this are not aimed at (databases stay small).
@@ -228,7 +229,10 @@ impl Constants {
             .collect();
         c.count_threshold = own.count_threshold;
         c.focus_spellings = own.spellings;
-        c.witnesses = Witness::parse(gold, schema).into_iter().collect();
+        c.witnesses = vec![Witness::alternatives(gold, schema)]
+            .into_iter()
+            .filter(|alternatives| !alternatives.is_empty())
+            .collect();
         c
     }
 
@@ -240,8 +244,12 @@ impl Constants {
         golds: impl IntoIterator<Item = &'a str>,
         schema: &SuiteSchema,
     ) -> Constants {
-        self.witnesses
-            .extend(golds.into_iter().filter_map(|g| Witness::parse(g, schema)));
+        self.witnesses.extend(
+            golds
+                .into_iter()
+                .map(|g| Witness::alternatives(g, schema))
+                .filter(|alternatives| !alternatives.is_empty()),
+        );
         self
     }
 
@@ -389,10 +397,14 @@ pub fn populate(
     } else {
         constants.witnesses.len()
     };
-    for w in constants.witnesses.iter().take(witnessed) {
+    for (j, alternatives) in constants.witnesses.iter().take(witnessed).enumerate() {
         if wrng.u32(..100) >= 90 {
             continue;
         }
+        // Which branches of its `OR`s: drawn apart from the rows, so that adding the branches
+        // left the databases of golds without `OR`s as they were.
+        let branch_seed = seed ^ BRANCH_SEED ^ (j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let w = &alternatives[fastrand::Rng::with_seed(branch_seed).usize(..alternatives.len())];
         // A group of `copies` rows (one fewer, a quarter of the time: just below a
         // `HAVING count(…)` threshold). A group larger than `SMALL_GROUP` only where the
         // tables are sized for it (the focused gold's `count(…) > 100`).
@@ -823,6 +835,8 @@ fn same_value(a: &Value, b: &Value) -> bool {
 
 /// Mixed into a database's seed for its witness rows' own generator.
 const WITNESS_SEED: u64 = 0x5717_E55E_D0C5_0001;
+/// Mixed into a database's seed for the branch each witnessed gold's `OR`s take.
+const BRANCH_SEED: u64 = 0xB2A4_C4E5_0000_0001;
 
 /// What a witness row's free columns are drawn from, for one table.
 struct WitnessFill<'p, 'a> {

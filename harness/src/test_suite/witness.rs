@@ -143,10 +143,51 @@ impl Witness {
     /// table with at least one atom. Derived tables (`FROM (SELECT …)`) add their own aliases
     /// and atoms.
     pub fn parse(gold: &str, schema: &SuiteSchema) -> Option<Witness> {
-        let statements = Parser::parse_sql(&SQLiteDialect {}, gold).ok()?;
-        let Some(Statement::Query(query)) = statements.first() else {
-            return None;
+        Witness::of_branches(&gold_query(gold)?, schema, &mut Branches::default())
+    }
+
+    /// The witnesses of `gold` over `schema` through the branches of its `OR`s: the first
+    /// takes the first branch of each (as [`Witness::parse`]); each further one takes another
+    /// branch of one of the `OR`s the first met, the first branch of the others, so that every
+    /// branch has its rows in some witness (a neighbor changing an atom of the second branch
+    /// of `(A) OR (B)` answers differently only where a row satisfies `B`). At most
+    /// [`MAX_ALTERNATIVES`], the earlier `OR`s first.
+    pub fn alternatives(gold: &str, schema: &SuiteSchema) -> Vec<Witness> {
+        let Some(query) = gold_query(gold) else {
+            return Vec::new();
         };
+        let mut first = Branches::default();
+        let Some(w) = Witness::of_branches(&query, schema, &mut first) else {
+            return Vec::new();
+        };
+        let mut out = vec![w];
+        for (i, &arity) in first.met.iter().enumerate() {
+            for b in 1..arity {
+                if out.len() >= MAX_ALTERNATIVES {
+                    return out;
+                }
+                let mut picks = vec![0; i + 1];
+                picks[i] = b;
+                let mut branches = Branches {
+                    picks,
+                    met: Vec::new(),
+                };
+                if let Some(w) = Witness::of_branches(&query, schema, &mut branches) {
+                    if !out.contains(&w) {
+                        out.push(w);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The witness of `query` taking, at each `OR`, the branch `branches` picks.
+    fn of_branches(
+        query: &Query,
+        schema: &SuiteSchema,
+        branches: &mut Branches,
+    ) -> Option<Witness> {
         let mut w = Witness {
             aliases: Vec::new(),
             atoms: Vec::new(),
@@ -162,6 +203,7 @@ impl Witness {
             first_select(query)?,
             query.order_by.as_ref(),
             schema,
+            branches,
             0,
             true,
         );
@@ -180,6 +222,7 @@ impl Witness {
         &mut self,
         query: &Query,
         schema: &SuiteSchema,
+        branches: &mut Branches,
         depth: usize,
     ) -> Option<Cell> {
         let select = first_select(query)?;
@@ -191,7 +234,14 @@ impl Witness {
             _ => return None,
         };
         let expr = extreme_argument(expr).unwrap_or(expr);
-        let (names, scope) = self.collect(select, query.order_by.as_ref(), schema, depth, false);
+        let (names, scope) = self.collect(
+            select,
+            query.order_by.as_ref(),
+            schema,
+            branches,
+            depth,
+            false,
+        );
         let resolver = Resolver {
             schema,
             aliases: &self.aliases,
@@ -210,6 +260,7 @@ impl Witness {
         select: &Select,
         order_by: Option<&OrderBy>,
         schema: &SuiteSchema,
+        branches: &mut Branches,
         depth: usize,
         counts: bool,
     ) -> (Vec<(String, usize)>, Range<usize>) {
@@ -249,7 +300,14 @@ impl Witness {
                 }
                 TableFactor::Derived { subquery, .. } if depth < 4 => {
                     if let Some(inner) = first_select(subquery) {
-                        self.collect(inner, subquery.order_by.as_ref(), schema, depth + 1, counts);
+                        self.collect(
+                            inner,
+                            subquery.order_by.as_ref(),
+                            schema,
+                            branches,
+                            depth + 1,
+                            counts,
+                        );
                     }
                 }
                 _ => {}
@@ -259,7 +317,7 @@ impl Witness {
         conditions.extend(&select.selection);
         let mut conjuncts = Vec::new();
         for c in conditions {
-            split_and(c, true, &mut conjuncts);
+            split_and(c, Some(&mut *branches), &mut conjuncts);
         }
         // Conjuncts linking a cell to a subquery: the subquery's rows join the witness.
         let mut links = Vec::new();
@@ -281,9 +339,10 @@ impl Witness {
             if self.aliases.len() >= MAX_ALIASES {
                 break;
             }
-            if let (Some(outer), Some(inner)) =
-                (outer, self.collect_subquery(subquery, schema, depth + 1))
-            {
+            if let (Some(outer), Some(inner)) = (
+                outer,
+                self.collect_subquery(subquery, schema, branches, depth + 1),
+            ) {
                 self.atoms.push(Atom::Join(outer, inner));
             }
         }
@@ -311,7 +370,7 @@ impl Witness {
         // `HAVING count(…) > N`: N + 1 copies of the witness in one group.
         let mut having = Vec::new();
         if let Some(h) = &select.having {
-            split_and(h, false, &mut having);
+            split_and(h, None, &mut having);
         }
         // `ORDER BY count(…)`: a group of 3 leads the others, which seldom have as many.
         let ranked = order_by.and_then(|o| match &o.kind {
@@ -587,6 +646,18 @@ const MAX_COPIES: usize = 201;
 /// Copies every database may hold (tables of at most 20 random rows).
 pub const SMALL_GROUP: usize = 25;
 
+/// `gold` parsed, if it is one query SQLite's dialect reads.
+fn gold_query(gold: &str) -> Option<Query> {
+    match Parser::parse_sql(&SQLiteDialect {}, gold)
+        .ok()?
+        .into_iter()
+        .next()
+    {
+        Some(Statement::Query(q)) => Some(*q),
+        _ => None,
+    }
+}
+
 /// The first SELECT of a query (of a set operation, its left-most one).
 fn first_select(query: &Query) -> Option<&Select> {
     let mut body = query.body.as_ref();
@@ -609,25 +680,75 @@ fn inner_constraint(op: &JoinOperator) -> Option<&JoinConstraint> {
     }
 }
 
-/// The conjuncts of `e`; with `first_of_or`, of `a OR b` only the conjuncts of `a` (rows
-/// satisfying them satisfy the disjunction), otherwise the disjunction whole.
-fn split_and<'a>(e: &'a Expr, first_of_or: bool, out: &mut Vec<&'a Expr>) {
+/// The conjuncts of `e`; with `branches`, of `A OR B OR …` the conjuncts of the branch it
+/// picks (rows satisfying them satisfy the disjunction), otherwise the disjunction whole.
+fn split_and<'a>(e: &'a Expr, mut branches: Option<&mut Branches>, out: &mut Vec<&'a Expr>) {
     match e {
         Expr::BinaryOp {
             left,
             op: BinaryOperator::And,
             right,
         } => {
-            split_and(left, first_of_or, out);
-            split_and(right, first_of_or, out);
+            split_and(left, branches.as_deref_mut(), out);
+            split_and(right, branches, out);
         }
+        Expr::BinaryOp {
+            op: BinaryOperator::Or,
+            ..
+        } if branches.is_some() => {
+            let mut disjuncts = Vec::new();
+            split_or(e, &mut disjuncts);
+            if let Some(b) = branches {
+                let chosen = disjuncts[b.pick(disjuncts.len())];
+                split_and(chosen, Some(b), out);
+            }
+        }
+        Expr::Nested(inner) => split_and(inner, branches, out),
+        other => out.push(other),
+    }
+}
+
+/// The branches of `A OR B OR …`, parentheses removed.
+fn split_or<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
         Expr::BinaryOp {
             left,
             op: BinaryOperator::Or,
-            ..
-        } if first_of_or => split_and(left, first_of_or, out),
-        Expr::Nested(inner) => split_and(inner, first_of_or, out),
+            right,
+        } => {
+            split_or(left, out);
+            split_or(right, out);
+        }
+        Expr::Nested(inner)
+            if matches!(
+                inner.as_ref(),
+                Expr::BinaryOp {
+                    op: BinaryOperator::Or,
+                    ..
+                } | Expr::Nested(_)
+            ) =>
+        {
+            split_or(inner, out)
+        }
         other => out.push(other),
+    }
+}
+
+/// Which branch a witness takes at each `OR` of its conjunction, in the order the parse meets
+/// them: the `i`-th takes branch `picks[i]` (the first when `picks` says nothing); `met`
+/// records how many branches each had.
+#[derive(Debug, Default)]
+struct Branches {
+    picks: Vec<usize>,
+    met: Vec<usize>,
+}
+
+impl Branches {
+    /// The branch the next `OR`, of `arity` branches, takes.
+    fn pick(&mut self, arity: usize) -> usize {
+        let i = self.met.len();
+        self.met.push(arity);
+        self.picks.get(i).copied().unwrap_or(0) % arity.max(1)
     }
 }
 
@@ -723,6 +844,10 @@ const MAX_SUBQUERY_DEPTH: usize = 8;
 
 /// A witness grows no further than this many aliases.
 const MAX_ALIASES: usize = 48;
+
+/// At most this many witnesses of one gold through the branches of its `OR`s
+/// ([`Witness::alternatives`]).
+const MAX_ALTERNATIVES: usize = 8;
 
 struct Resolver<'a> {
     schema: &'a SuiteSchema,
@@ -1231,6 +1356,49 @@ pub(crate) mod tests {
                 rows(&db, gold) != rows(&db, other)
             })
             .count()
+    }
+
+    /// A gold of two readings under one `OR`, the second over tables the first does not join.
+    const TWO_READINGS: &str =
+        "SELECT P.TITLE FROM AUTHOR AS A , JOURNAL AS J , PUBLICATION AS P , WRITES AS W \
+        WHERE ( J.NAME = 'PVLDB' AND P.JID = J.JID ) \
+        OR ( A.NAME = 'Yunyao Li' AND W.AID = A.AID AND W.PID = P.PID AND P.YEAR > 2005 )";
+
+    #[test]
+    fn each_branch_of_an_or_has_a_witness() {
+        let all = Witness::alternatives(TWO_READINGS, &academic());
+        assert_eq!(all.len(), 2);
+        assert_eq!(
+            all[0],
+            Witness::parse(TWO_READINGS, &academic()).unwrap(),
+            "the first takes the first branch"
+        );
+        let names = |w: &Witness| -> Vec<Cmp> {
+            w.atoms
+                .iter()
+                .filter_map(|a| match a {
+                    Atom::Compare(_, c @ Cmp::Eq(Value::Text(_))) => Some(c.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(names(&all[0]), vec![Cmp::Eq(Value::Text("PVLDB".into()))]);
+        assert_eq!(
+            names(&all[1]),
+            vec![Cmp::Eq(Value::Text("Yunyao Li".into()))]
+        );
+        // Three `OR`s of two branches: the first witness, and one per other branch.
+        let three = "SELECT P.PID FROM PUBLICATION AS P WHERE ( P.YEAR = 1 OR P.YEAR = 2 ) \
+            AND ( P.JID = 3 OR P.JID = 4 ) AND ( P.TITLE = 'a' OR P.TITLE = 'b' )";
+        assert_eq!(Witness::alternatives(three, &academic()).len(), 4);
+    }
+
+    #[test]
+    fn the_second_branch_of_an_or_is_told_apart() {
+        // A bound of the second reading turned around: only rows of that reading tell.
+        let turned = TWO_READINGS.replace("P.YEAR > 2005", "P.YEAR < 2005");
+        let n = told_apart(TWO_READINGS, &turned, 60);
+        assert!(n >= 10, "told apart on {n} of 60 databases");
     }
 
     #[test]
