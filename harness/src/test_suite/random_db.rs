@@ -229,10 +229,7 @@ impl Constants {
             .collect();
         c.count_threshold = own.count_threshold;
         c.focus_spellings = own.spellings;
-        c.witnesses = vec![Witness::alternatives(gold, schema)]
-            .into_iter()
-            .filter(|alternatives| !alternatives.is_empty())
-            .collect();
+        c.witnesses = witnesses_of([gold], schema);
         c
     }
 
@@ -244,12 +241,7 @@ impl Constants {
         golds: impl IntoIterator<Item = &'a str>,
         schema: &SuiteSchema,
     ) -> Constants {
-        self.witnesses.extend(
-            golds
-                .into_iter()
-                .map(|g| Witness::alternatives(g, schema))
-                .filter(|alternatives| !alternatives.is_empty()),
-        );
+        self.witnesses.extend(witnesses_of(golds, schema));
         self
     }
 
@@ -271,6 +263,18 @@ impl Constants {
         self.alone = true;
         self
     }
+}
+
+/// Per gold with a witness, its witnesses through the branches of its `OR`s.
+fn witnesses_of<'a>(
+    golds: impl IntoIterator<Item = &'a str>,
+    schema: &SuiteSchema,
+) -> Vec<Vec<Witness>> {
+    golds
+        .into_iter()
+        .map(|g| Witness::alternatives(g, schema))
+        .filter(|alternatives| !alternatives.is_empty())
+        .collect()
 }
 
 /// The integer `a ± b` when `toks[i]` is `a` of such a sum of two integer literals that

@@ -695,14 +695,15 @@ fn split_and<'a>(e: &'a Expr, mut branches: Option<&mut Branches>, out: &mut Vec
         Expr::BinaryOp {
             op: BinaryOperator::Or,
             ..
-        } if branches.is_some() => {
-            let mut disjuncts = Vec::new();
-            split_or(e, &mut disjuncts);
-            if let Some(b) = branches {
+        } => match branches {
+            Some(b) => {
+                let mut disjuncts = Vec::new();
+                split_or(e, &mut disjuncts);
                 let chosen = disjuncts[b.pick(disjuncts.len())];
                 split_and(chosen, Some(b), out);
             }
-        }
+            None => out.push(e),
+        },
         Expr::Nested(inner) => split_and(inner, branches, out),
         other => out.push(other),
     }
@@ -719,17 +720,7 @@ fn split_or<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
             split_or(left, out);
             split_or(right, out);
         }
-        Expr::Nested(inner)
-            if matches!(
-                inner.as_ref(),
-                Expr::BinaryOp {
-                    op: BinaryOperator::Or,
-                    ..
-                } | Expr::Nested(_)
-            ) =>
-        {
-            split_or(inner, out)
-        }
+        Expr::Nested(inner) => split_or(inner, out),
         other => out.push(other),
     }
 }
