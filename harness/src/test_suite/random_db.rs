@@ -2,7 +2,7 @@
 //! order, small, with duplicates and NULLs, mixing uniform random values with the values the
 //! original database holds and the golds' constants and their close variants.
 //!
-//! Length: about 1,260 lines of code and 320 of tests: the table-filling order, the value
+//! Length: about 1,430 lines of code and 400 of tests: the table-filling order, the value
 //! generator per column kind, the reconciliation of keys, references and uniqueness, and the
 //! filling of [`super::witness`] rows, which share the column pools and key sets.
 
@@ -15,7 +15,7 @@ use rusqlite::Connection;
 use super::constraints::{Case, Chars, ColumnRules};
 use super::neighbors::{random_word, Query};
 use super::schema::{Column, ColumnKind, SuiteSchema, Table};
-use super::witness::{Instance, Witness, SMALL_GROUP};
+use super::witness::{Atom, Cmp, Instance, Witness, SMALL_GROUP};
 use super::SuiteError;
 use crate::backend::sqlite::quote_identifier as ident;
 use crate::sql_tokens::{tokenize, Token, TokenKind};
@@ -393,6 +393,9 @@ pub fn populate(
     let mut instances: Vec<Instance> = Vec::new();
     let mut first_of: Vec<usize> = Vec::new();
     let mut copies_of: Vec<usize> = Vec::new();
+    // Tables that hold a near miss's rows only: no random rows (but in a table other tables
+    // must reference).
+    let mut only_near_miss: BTreeSet<usize> = BTreeSet::new();
     // A database shaped for the focused gold's count threshold (a parent of one to three
     // rows, a group of about N children) holds its witness only: the rows of others would
     // spread the children over more parents, and no group would reach N.
@@ -433,6 +436,24 @@ pub fn populate(
             } else {
                 1 + wrng.usize(..3)
             };
+            // `COUNT( * ) > 0 … AND NOT ( b OR … )` answers "no match" only where every row
+            // of the tables `b` reads holds `b`: in a database of the gold's own without its
+            // witness, half the time, the near miss holds `b` and those tables hold its rows
+            // only.
+            let negated = (0..w.gold_atoms).find(|&a| matches!(w.atoms[a], Atom::Not(_)));
+            if let (true, Some(n)) = (constants.alone && bare, negated) {
+                if wrng.bool() {
+                    atoms.retain(|&a| a != n);
+                    atoms.insert(0, n);
+                    if let Atom::Not(held) = &w.atoms[n] {
+                        only_near_miss.extend(held.iter().flat_map(|a| match a {
+                            Atom::Join((x, _), (y, _)) => vec![w.aliases[*x], w.aliases[*y]],
+                            Atom::Compare((x, _), _) => vec![w.aliases[*x]],
+                            Atom::Not(_) => Vec::new(),
+                        }));
+                    }
+                }
+            }
             for a in atoms.into_iter().take(misses) {
                 v.push(w.instance(Some(a)));
             }
@@ -491,7 +512,9 @@ pub fn populate(
                 })
             })
             .count();
-        let rows = if rows > 0 {
+        let rows = if only_near_miss.contains(&t) && !is_parent {
+            0
+        } else if rows > 0 {
             rows + referenced_by_witnesses
         } else {
             rows
@@ -563,6 +586,28 @@ pub fn populate(
                         .iter()
                         .filter_map(|f| f.values[c].clone())
                         .collect();
+                }
+            }
+            // A near miss beside its witness: the cell of each `min(y)` it holds goes past the
+            // witness's value or ties with it ([`Instance::beyond`]).
+            if copies_of[i] > 0 && i >= first + copies_of[i] && !failed[first] {
+                let (before, rest) = instances.split_at_mut(i);
+                let (witness, inst) = (&before[first], &mut rest[0]);
+                for &((a, k), place) in &inst.beyond {
+                    let (Some(&wc), Some(&c)) = (witness.cells[a].get(&k), inst.cells[a].get(&k))
+                    else {
+                        continue;
+                    };
+                    if let Some(v) = witness.values[wc].clone() {
+                        let check = match place {
+                            std::cmp::Ordering::Less => Cmp::Lt(v),
+                            std::cmp::Ordering::Equal => Cmp::Eq(v),
+                            std::cmp::Ordering::Greater => Cmp::Gt(v),
+                        };
+                        if !inst.checks[c].contains(&check) {
+                            inst.checks[c].push(check);
+                        }
+                    }
                 }
             }
             let inst = &mut instances[i];

@@ -31,6 +31,7 @@ pub fn close_references(w: &mut Witness, schema: &SuiteSchema) {
                 constrained.push(*a);
                 pending.push(*a);
             }
+            Atom::Not(_) => {}
         }
     }
     let mut added = 0;
