@@ -599,6 +599,13 @@ pub fn populate(
                         continue;
                     };
                     if let Some(v) = witness.values[wc].clone() {
+                        // A tie its own checks refuse (its violated atom reads that class):
+                        // left out, so that the near miss stays one.
+                        if place == std::cmp::Ordering::Equal
+                            && !inst.checks[c].iter().all(|k| k.holds(&v))
+                        {
+                            continue;
+                        }
                         let check = match place {
                             std::cmp::Ordering::Less => Cmp::Lt(v),
                             std::cmp::Ordering::Equal => Cmp::Eq(v),

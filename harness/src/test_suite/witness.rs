@@ -1464,21 +1464,23 @@ pub(crate) mod tests {
         );
     }
 
+    /// The first column of `sql`'s answer on `db`, sorted.
+    fn rows(db: &rusqlite::Connection, sql: &str) -> Vec<String> {
+        let mut stmt = db.prepare(sql).unwrap();
+        let mut rows: Vec<String> = stmt
+            .query_map([], |r| r.get::<_, rusqlite::types::Value>(0))
+            .unwrap()
+            .map(|v| format!("{:?}", v.unwrap()))
+            .collect();
+        rows.sort();
+        rows
+    }
+
     /// How many of `seeds` databases focused on `gold` tell it apart from `other`.
     fn told_apart(gold: &str, other: &str, seeds: u64) -> usize {
         use crate::test_suite::random_db::{in_memory, Constants};
         let schema = academic();
         let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
-        let rows = |db: &rusqlite::Connection, sql: &str| -> Vec<String> {
-            let mut stmt = db.prepare(sql).unwrap();
-            let mut rows: Vec<String> = stmt
-                .query_map([], |r| r.get::<_, rusqlite::types::Value>(0))
-                .unwrap()
-                .map(|v| format!("{:?}", v.unwrap()))
-                .collect();
-            rows.sort();
-            rows
-        };
         (0..seeds)
             .filter(|&seed| {
                 let db = in_memory(&schema, &c, seed).unwrap();
@@ -1793,16 +1795,6 @@ pub(crate) mod tests {
         assert_ne!(undercut.cells[2][&3], undercut.cells[0][&3]);
         assert!(w.instance(None).beyond.is_empty());
         let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
-        let rows = |db: &rusqlite::Connection, sql: &str| -> Vec<String> {
-            let mut stmt = db.prepare(sql).unwrap();
-            let mut rows: Vec<String> = stmt
-                .query_map([], |r| r.get::<_, rusqlite::types::Value>(0))
-                .unwrap()
-                .map(|v| format!("{:?}", v.unwrap()))
-                .collect();
-            rows.sort();
-            rows
-        };
         let (mut answered, mut outer_apart, mut inner_apart) = (0, 0, 0);
         for seed in 0..60 {
             let db = in_memory(&schema, &c, seed).unwrap();
