@@ -88,8 +88,9 @@ pub enum Atom {
     Join(Cell, Cell),
     /// `a.x op constant`
     Compare(Cell, Cmp),
-    /// `NOT ( B OR … )` whose first branch `B` is a conjunction of simple atoms (these): the
-    /// witness leaves it to chance (random rows seldom meet `B`); its near miss holds `B`.
+    /// `NOT ( B OR … )` whose chosen branch `B` (the one [`Branches`] picks, as for any `OR`) is
+    /// a conjunction of simple atoms (these): the witness leaves it to chance (random rows
+    /// seldom meet `B`); its near miss holds `B`.
     Not(Vec<Atom>),
 }
 
@@ -269,8 +270,8 @@ impl Witness {
             _ => return None,
         };
         let extreme = extreme_argument(expr);
-        let max = extreme.is_some() && extreme_is_max(expr);
-        let expr = extreme.unwrap_or(expr);
+        let max = extreme.is_some_and(|(_, max)| max);
+        let expr = extreme.map_or(expr, |(argument, _)| argument);
         let atoms_from = self.atoms.len();
         let (names, scope) = self.collect(
             select,
@@ -890,23 +891,19 @@ fn subquery_link(e: &Expr) -> Option<(&Expr, &Query)> {
     }
 }
 
-/// Is `e` (a `min`/`max` call, [`extreme_argument`]) a `max`?
-fn extreme_is_max(e: &Expr) -> bool {
-    matches!(e, Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("max"))
-}
-
-/// The argument of `min(x)` or `max(x)`.
-fn extreme_argument(e: &Expr) -> Option<&Expr> {
+/// The argument of `min(x)` or `max(x)`, and whether it is a `max`.
+fn extreme_argument(e: &Expr) -> Option<(&Expr, bool)> {
     let Expr::Function(f) = e else {
         return None;
     };
     let name = f.name.to_string();
-    if !(name.eq_ignore_ascii_case("min") || name.eq_ignore_ascii_case("max")) {
+    let max = name.eq_ignore_ascii_case("max");
+    if !(max || name.eq_ignore_ascii_case("min")) {
         return None;
     }
     match &f.args {
         FunctionArguments::List(list) => match list.args.as_slice() {
-            [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] => Some(x),
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] => Some((x, max)),
             _ => None,
         },
         _ => None,
