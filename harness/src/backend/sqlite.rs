@@ -24,7 +24,7 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Once, RwLock};
 use std::time::{Duration, Instant};
 
@@ -326,6 +326,44 @@ pub fn restrict(conn: &Connection) {
     conn.authorizer(Some(authorize));
 }
 
+/// [`restrict`], but for a gate its owner opens while it writes rows of its own: a distiller's
+/// drawn database whose rows are replaced for each draw, so that the statements prepared on it
+/// stay valid (setting an authorizer again would expire every one). The authorizer is asked
+/// only while a statement is prepared: queries are prepared while the gate is shut.
+pub fn restrict_gated(conn: &Connection) -> WriteGate {
+    restrict(conn);
+    let open = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&open);
+    conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+        if seen.load(Ordering::SeqCst) {
+            Authorization::Allow
+        } else {
+            authorize(ctx)
+        }
+    }));
+    WriteGate(open)
+}
+
+/// The gate of a connection [`restrict_gated`]: shut but while a [`GateOpen`] lives.
+pub struct WriteGate(Arc<AtomicBool>);
+
+impl WriteGate {
+    /// Lets the connection's owner write until the returned guard is dropped.
+    pub fn open(&self) -> GateOpen<'_> {
+        self.0.store(true, Ordering::SeqCst);
+        GateOpen(self)
+    }
+}
+
+/// An open [`WriteGate`]; shuts it when dropped.
+pub struct GateOpen<'a>(&'a WriteGate);
+
+impl Drop for GateOpen<'_> {
+    fn drop(&mut self) {
+        (self.0).0.store(false, Ordering::SeqCst);
+    }
+}
+
 /// What an untrusted query may do: read.
 fn authorize(ctx: AuthContext<'_>) -> Authorization {
     match ctx.action {
@@ -530,7 +568,11 @@ fn fetch(
     if let Some(why) = prepare_bounds::check(sql) {
         return Err(QueryError::TooComplex(why));
     }
-    let mut stmt = conn.prepare(sql).map_err(err)?;
+    // Cached: a connection that runs the same queries on changing rows (a distiller's drawn
+    // database, [`restrict_gated`]) plans each once; the plan does not depend on the rows
+    // (no `ANALYZE` statistics), so neither do the answers. Its step counter is reset below
+    // (an empty statement has none): it would count on from the statement's last run.
+    let mut stmt = conn.prepare_cached(sql).map_err(err)?;
     // Belt and braces behind the authorizer: run only statements that read and return a table
     // (a REINDEX with nothing to reindex, say, never asks the authorizer).
     if !stmt.readonly() || stmt.column_count() == 0 {
@@ -538,6 +580,7 @@ fn fetch(
             "not a query: only statements that read and return rows may run".into(),
         ));
     }
+    stmt.reset_status(rusqlite::StatementStatus::VmStep);
     let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
     let ncols = columns.len();
     let mut rows = stmt.raw_query();

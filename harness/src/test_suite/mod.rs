@@ -5,6 +5,7 @@
 //! whose `[databases]` pattern globs the written suite then evaluates with test-suite accuracy
 //! (the exec metric requires a match on every database).
 
+mod canvas;
 pub(crate) mod constraints;
 pub mod distill;
 mod factor_or;

@@ -340,16 +340,38 @@ pub fn populate(
     seed: u64,
     reversed: bool,
 ) -> Result<(), SuiteError> {
+    create(conn, schema)?;
+    fill(conn, schema, constants, seed, reversed)
+}
+
+/// Creates `schema`'s tables, empty, in the fresh database `conn`.
+pub fn create(conn: &Connection, schema: &SuiteSchema) -> Result<(), SuiteError> {
     let err = |e: rusqlite::Error| SuiteError::Generate {
         db_id: schema.db_id.clone(),
         message: e.to_string(),
     };
-    let mut rng = fastrand::Rng::with_seed(seed);
     conn.execute_batch("PRAGMA page_size = 512; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF;")
         .map_err(err)?;
     for ddl in schema.ddl.iter().filter(|d| !d.is_empty()) {
         conn.execute_batch(ddl).map_err(err)?;
     }
+    Ok(())
+}
+
+/// Fills the tables [`create`]d in `conn`, empty, with the rows of the random database `seed`
+/// (as [`populate`]).
+pub fn fill(
+    conn: &Connection,
+    schema: &SuiteSchema,
+    constants: &Constants,
+    seed: u64,
+    reversed: bool,
+) -> Result<(), SuiteError> {
+    let err = |e: rusqlite::Error| SuiteError::Generate {
+        db_id: schema.db_id.clone(),
+        message: e.to_string(),
+    };
+    let mut rng = fastrand::Rng::with_seed(seed);
     let mut shape = Shape {
         max_rows: if constants.alone {
             1 + rng.usize(..3)
