@@ -30,10 +30,7 @@ pub struct Canvas {
 impl Canvas {
     /// A canvas for `schema`, its tables created and empty.
     pub fn new(schema: &SuiteSchema) -> Result<Canvas, SuiteError> {
-        let err = |e: rusqlite::Error| SuiteError::Generate {
-            db_id: schema.db_id.clone(),
-            message: e.to_string(),
-        };
+        let err = SuiteError::generating(&schema.db_id);
         let conn = Connection::open_in_memory().map_err(err)?;
         random_db::create(&conn, schema)?;
         let tables = {
@@ -64,10 +61,7 @@ impl Canvas {
     ) -> Result<&Connection, SuiteError> {
         if self.holds != Some(seed) {
             self.holds = None;
-            let err = |e: rusqlite::Error| SuiteError::Generate {
-                db_id: schema.db_id.clone(),
-                message: e.to_string(),
-            };
+            let err = SuiteError::generating(&schema.db_id);
             let _open = self.gate.open();
             for table in &self.tables {
                 self.conn

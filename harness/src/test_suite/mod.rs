@@ -41,6 +41,16 @@ pub enum SuiteError {
     Dataset(#[from] crate::dataset::DatasetError),
 }
 
+impl SuiteError {
+    /// A SQLite error met generating a database for `db_id`.
+    pub(crate) fn generating(db_id: &str) -> impl Fn(rusqlite::Error) -> SuiteError + Copy + '_ {
+        move |e| SuiteError::Generate {
+            db_id: db_id.to_string(),
+            message: e.to_string(),
+        }
+    }
+}
+
 /// Reads a Spider `tables.json` as distillation does (every entry built into a schema to
 /// generate databases from) and gives its `db_id`s, sorted; for the reader fuzzing
 /// (`tests/fuzz_readers.rs`), which has no other way to the crate's own schema type.

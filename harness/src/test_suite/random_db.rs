@@ -346,10 +346,7 @@ pub fn populate(
 
 /// Creates `schema`'s tables, empty, in the fresh database `conn`.
 pub fn create(conn: &Connection, schema: &SuiteSchema) -> Result<(), SuiteError> {
-    let err = |e: rusqlite::Error| SuiteError::Generate {
-        db_id: schema.db_id.clone(),
-        message: e.to_string(),
-    };
+    let err = SuiteError::generating(&schema.db_id);
     conn.execute_batch("PRAGMA page_size = 512; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF;")
         .map_err(err)?;
     for ddl in schema.ddl.iter().filter(|d| !d.is_empty()) {
@@ -367,10 +364,7 @@ pub fn fill(
     seed: u64,
     reversed: bool,
 ) -> Result<(), SuiteError> {
-    let err = |e: rusqlite::Error| SuiteError::Generate {
-        db_id: schema.db_id.clone(),
-        message: e.to_string(),
-    };
+    let err = SuiteError::generating(&schema.db_id);
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut shape = Shape {
         max_rows: if constants.alone {
@@ -1048,10 +1042,7 @@ pub fn in_memory_ordered(
     seed: u64,
     reversed: bool,
 ) -> Result<Connection, SuiteError> {
-    let conn = Connection::open_in_memory().map_err(|e| SuiteError::Generate {
-        db_id: schema.db_id.clone(),
-        message: e.to_string(),
-    })?;
+    let conn = Connection::open_in_memory().map_err(SuiteError::generating(&schema.db_id))?;
     populate(&conn, schema, constants, seed, reversed)?;
     crate::backend::sqlite::restrict(&conn);
     Ok(conn)
