@@ -586,10 +586,11 @@ pub fn fill(
         let rotation: Vec<u32> = table.columns.iter().map(|_| rng.u32(..100)).collect();
         let rotation_offset: Vec<usize> = table.columns.iter().map(|_| rng.usize(..8)).collect();
         let mut generated: Vec<(Vec<Value>, bool)> = Vec::with_capacity(rows);
-        // Per column an enforced reference targets: the values witness rows hold there so far.
-        // Another witness takes a parent value of its own where one is left, so that witness
-        // chains do not join each other's rows (ATIS: every chain through one airport code
-        // multiplies a four-alias join by the number of chains).
+        // Per column: the values this table's witness rows hold there so far. A witness's class
+        // in a column that references a parent takes a parent value no earlier witness row
+        // holds there, while one is left, so that witness chains do not join each other's rows
+        // (ATIS: every chain through one airport code multiplies a four-alias join by the
+        // number of chains).
         let mut taken: Vec<BTreeSet<String>> = vec![BTreeSet::new(); table.columns.len()];
         for i in 0..instances.len() {
             // A copy of the witness: the first one's group, another counted value.
@@ -1550,19 +1551,23 @@ mod tests {
         conn.query_row(sql, [], |r| r.get(0)).unwrap()
     }
 
+    /// The schema of the tables `ddl` creates (a file in a directory kept while it lives).
+    fn schema_of(db_id: &str, ddl: &str) -> (tempfile::TempDir, SuiteSchema) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(format!("{db_id}.sql"));
+        std::fs::write(&path, ddl).unwrap();
+        let schema = crate::test_suite::schema::from_database(db_id, &path).unwrap();
+        (dir, schema)
+    }
+
     /// A key-less schema like ATIS's: cities and the airports serving them, joined on a code
     /// no key makes unique.
     fn keyless() -> (tempfile::TempDir, SuiteSchema) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("keyless.sql");
-        std::fs::write(
-            &path,
+        schema_of(
+            "keyless",
             "CREATE TABLE CITY (CITY_CODE TEXT, CITY_NAME TEXT);\n\
              CREATE TABLE SERVICE (CITY_CODE TEXT, AIRPORT_CODE TEXT);\n",
         )
-        .unwrap();
-        let schema = crate::test_suite::schema::from_database("keyless", &path).unwrap();
-        (dir, schema)
     }
 
     fn from_city(name: &str) -> String {
@@ -1615,18 +1620,14 @@ mod tests {
         // for the witnesses take codes of their own, and each witness chain takes a code no
         // other chain holds: otherwise every chain runs through the same code or two, and a
         // join of four `AIRPORT_SERVICE` aliases multiplies by the number of chains each time.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("airports.sql");
-        std::fs::write(
-            &path,
+        let (_dir, schema) = schema_of(
+            "airports",
             "CREATE TABLE AIRPORT (AIRPORT_CODE TEXT, AIRPORT_NAME TEXT);\n\
              CREATE TABLE CITY (CITY_CODE TEXT, CITY_NAME TEXT);\n\
              CREATE TABLE SERVICE (CITY_CODE TEXT, \
              AIRPORT_CODE TEXT REFERENCES AIRPORT (AIRPORT_CODE));\n\
              CREATE TABLE FLIGHT (FLIGHT_ID INTEGER PRIMARY KEY, FROM_AIRPORT TEXT);\n",
-        )
-        .unwrap();
-        let schema = crate::test_suite::schema::from_database("airports", &path).unwrap();
+        );
         assert!(schema.foreign_keys.iter().any(|f| f.enforced));
         let names = [
             "BOSTON", "DENVER", "ATLANTA", "DALLAS", "MIAMI", "TAMPA", "OAKLAND", "TORONTO",
@@ -1717,16 +1718,12 @@ mod tests {
         // A database of a gold's own has one to three rows per table; were every `DAYS` row's
         // code NULL, no flight could reference one, and the witness of a gold that never
         // names `DAYS` would be left out for dangling.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("days.sql");
-        std::fs::write(
-            &path,
+        let (_dir, schema) = schema_of(
+            "days",
             "CREATE TABLE DAYS (DAYS_CODE TEXT, DAY_NAME TEXT);\n\
              CREATE TABLE FLIGHT (FLIGHT_ID INTEGER, FLIGHT_NUMBER INTEGER, \
              FLIGHT_DAYS TEXT NOT NULL REFERENCES DAYS (DAYS_CODE));\n",
-        )
-        .unwrap();
-        let schema = crate::test_suite::schema::from_database("days", &path).unwrap();
+        );
         let gold = "SELECT F.FLIGHT_ID FROM FLIGHT AS F WHERE F.FLIGHT_NUMBER = 1234";
         let own = Constants::from_golds([gold], &schema)
             .focused_on(gold, &schema)
@@ -1759,15 +1756,11 @@ mod tests {
         // A gold's `<=` and `>=` are told from `<` and `>` only by a row exactly on the bound
         // that the gold's other conditions keep (ATIS: a flight arriving at exactly 1700 at
         // an airport of the right city).
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("flights.sql");
-        std::fs::write(
-            &path,
+        let (_dir, schema) = schema_of(
+            "flights",
             "CREATE TABLE SERVICE (CITY_NAME TEXT, AIRPORT_CODE TEXT);\n\
              CREATE TABLE FLIGHT (FLIGHT_ID INTEGER, ARRIVAL_TIME INTEGER, TO_AIRPORT TEXT);\n",
-        )
-        .unwrap();
-        let schema = crate::test_suite::schema::from_database("flights", &path).unwrap();
+        );
         let kept = "FROM FLIGHT AS F, SERVICE AS S WHERE F.TO_AIRPORT = S.AIRPORT_CODE AND \
                     S.CITY_NAME = \"BALTIMORE\"";
         let gold = format!(
