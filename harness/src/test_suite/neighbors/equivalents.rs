@@ -13,6 +13,11 @@
 //!   nothing. [`Query::without_order_by`] compares such edits.
 //! - **An ORDER BY that repeats the GROUP BY keys, ascending** ([`Query::orders_as_it_groups`]):
 //!   on SQLite, which returns groups in ascending key order, the gold without its ORDER BY.
+//! - **`x IS NOT NULL` written `x NOT NULL`**: SQLite's postfix form of the same test, where
+//!   the test is a whole predicate on a column.
+//! - **An answer that is its column's extremum alone** ([`Query::extremum_answers_alone`]):
+//!   `SELECT DISTINCT A.x … WHERE … AND A.x = ( SELECT max( B.x ) … )` with the subquery over
+//!   exactly the outer rows; loosening another outer conjunct keeps the answer.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -21,7 +26,8 @@ use crate::sql_tokens::{splice, TokenKind};
 
 impl Query<'_> {
     /// The normalized texts of the rewrites in the module doc (conjuncts written twice, idle
-    /// reference joins, an ORDER BY that repeats the grouping).
+    /// reference joins, an ORDER BY that repeats the grouping, loosenings beside an extremum
+    /// that is the whole answer, `IS NOT NULL` written `NOT NULL`).
     pub(super) fn equivalents(
         &self,
         tables: &TableColumns,
@@ -53,6 +59,57 @@ impl Query<'_> {
         }
         if self.orders_as_it_groups() {
             out.insert(self.without_order_by());
+        }
+        out.extend(self.extremum_answers_alone());
+        out.extend(self.postfix_not_null());
+        out
+    }
+
+    /// `x IS NOT NULL` written `x NOT NULL` (SQLite's postfix form of the same test), where
+    /// the test is a whole predicate on a column (`[A .] x`, between `WHERE`/`AND`/`OR`/`(`/`ON`
+    /// /`HAVING` and `AND`/`OR`/`)`/a clause/the end), so no operator's precedence comes into it.
+    fn postfix_not_null(&self) -> Vec<String> {
+        let word = |k: usize, ws: &[&str]| {
+            self.toks
+                .get(k)
+                .is_some_and(|t| ws.iter().any(|w| t.is_word(w)))
+        };
+        let mut out = Vec::new();
+        for i in 1..self.toks.len() {
+            if !self.toks[i].is_word("is") || !word(i + 1, &["not"]) || !word(i + 2, &["null"]) {
+                continue;
+            }
+            let column = |k: usize| self.toks[k].kind == TokenKind::Word && !self.is_keyword(k);
+            let start = if i >= 3 && self.toks[i - 2].is_symbol(".") && column(i - 3) {
+                i - 3
+            } else if column(i - 1) {
+                i - 1
+            } else {
+                continue;
+            };
+            if !column(i - 1) {
+                continue;
+            }
+            let before = start.checked_sub(1).is_some_and(|k| {
+                self.toks[k].is_symbol("(") || word(k, &["where", "and", "or", "on", "having"])
+            });
+            let after = match self.toks.get(i + 3) {
+                None => true,
+                Some(t) => {
+                    t.is_symbol(")")
+                        || t.is_symbol(";")
+                        || word(i + 3, &["and", "or"])
+                        || CLAUSE_WORDS.contains(&t.lower().as_str())
+                }
+            };
+            if before && after {
+                out.push(normalize(&splice(
+                    self.sql,
+                    self.toks[i].start,
+                    self.toks[i + 1].start,
+                    "",
+                )));
+            }
         }
         out
     }
@@ -116,7 +173,7 @@ impl Query<'_> {
     }
 
     /// The `=` of conjunct `(a, b)` if it is the conjunct's only comparison at its level.
-    fn only_equality(&self, (a, b): (usize, usize)) -> Option<usize> {
+    pub(super) fn only_equality(&self, (a, b): (usize, usize)) -> Option<usize> {
         let d = self.depth[a];
         let mut comparisons = (a..b).filter(|&k| self.depth[k] == d && self.is_comparison(k));
         let only = comparisons.next()?;
@@ -475,5 +532,46 @@ mod tests {
         ] {
             assert!(direction(&differ), "{differ}");
         }
+    }
+
+    #[test]
+    fn is_not_null_written_postfix_is_no_neighbor_where_it_is_a_whole_predicate() {
+        let gold = "SELECT T1.Name FROM singer AS T1 WHERE T1.Age IS NOT NULL AND ( Country IS NOT NULL ) ;";
+        let ns = gen(gold);
+        for postfix in [
+            "SELECT T1.Name FROM singer AS T1 WHERE T1.Age NOT NULL AND ( Country IS NOT NULL ) ;",
+            "SELECT T1.Name FROM singer AS T1 WHERE T1.Age IS NOT NULL AND ( Country NOT NULL ) ;",
+        ] {
+            assert!(!generated(&ns, postfix), "{postfix}");
+        }
+        // Dropping the `NOT` is a neighbor; and where the test is an operand (here of `=`),
+        // the postfix form is left to the databases.
+        assert!(generated(
+            &ns,
+            "SELECT T1.Name FROM singer AS T1 WHERE T1.Age IS NULL AND ( Country IS NOT NULL ) ;"
+        ));
+        let operand = "SELECT T1.Name FROM singer AS T1 WHERE 1 = T1.Age IS NOT NULL ;";
+        assert!(generated(
+            &gen(operand),
+            "SELECT T1.Name FROM singer AS T1 WHERE 1 = T1.Age NOT NULL ;"
+        ));
+        // The two forms answer alike on SQLite, NULLs included.
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        db.execute_batch(
+            "CREATE TABLE singer (Singer_ID, Name, Age, Country); \
+             INSERT INTO singer VALUES (1, 'a', NULL, 'x'), (2, 'b', 3, NULL), (3, 'c', 4, 'y');",
+        )
+        .unwrap();
+        let names = |sql: &str| -> Vec<String> {
+            let mut stmt = db.prepare(sql).unwrap();
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0)).unwrap();
+            rows.map(|r| r.unwrap()).collect()
+        };
+        let alike = super::super::Query::new(gold).postfix_not_null();
+        assert_eq!(alike.len(), 2);
+        for sql in &alike {
+            assert_eq!(names(sql), names(gold), "{sql}");
+        }
+        assert_eq!(names(gold), vec!["c".to_string()]);
     }
 }
