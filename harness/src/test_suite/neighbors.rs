@@ -1670,6 +1670,11 @@ mod tests {
         ));
     }
 
+    /// True if some neighbor, of any kind, is `sql` (normalized).
+    pub(super) fn generated(ns: &[Neighbor], sql: &str) -> bool {
+        ns.iter().any(|n| normalize(&n.sql) == normalize(sql))
+    }
+
     pub(super) fn has(ns: &[Neighbor], kind: NeighborKind, sql: &str) -> bool {
         ns.iter()
             .any(|n| n.kind == kind && normalize(&n.sql) == normalize(sql))
