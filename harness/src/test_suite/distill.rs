@@ -39,6 +39,8 @@ use crate::metric::exec_plan::GoldPlan;
 use crate::metric::tie_checks as ties;
 use crate::work_pool;
 
+mod sweep;
+
 /// How to distil.
 #[derive(Debug, Clone)]
 pub struct DistillOptions {
@@ -198,6 +200,9 @@ pub struct SchemaOutcome {
     /// Suite databases drawn for one gold alone (its witness alone, a few rows per table), as
     /// `(file name, the gold's item index)`.
     pub alone: Vec<(String, usize)>,
+    /// Suite databases of the near-miss sweep (a gold's witness and one near miss, no other
+    /// random rows), as `(file name, the gold's item index)`.
+    pub swept: Vec<(String, usize)>,
     /// File names of the suite, in order.
     pub databases: Vec<String>,
     /// Bytes of the suite's files (the copied original included).
@@ -244,6 +249,10 @@ struct Prepared {
 /// find an empty answer, on a database that does not witness it, has its neighbors skipped
 /// there (`spec/test_suite.md`, "Costly empty answers").
 const COSTLY_EMPTY: u64 = 5;
+
+/// The share of a time budget (`--time-budget`) the near-miss sweep has: the draws stop
+/// before it (`spec/test_suite.md`, "The near-miss sweep").
+const SWEEP_SHARE: f64 = 0.25;
 
 /// At most this many `plug_value` candidates are tracked per neighbor.
 const MAX_PLUG_CANDIDATES: usize = 64;
@@ -531,9 +540,8 @@ pub fn distill_schema(
     let mut sampled = 0usize;
     let mut rejected = 0usize;
     let mut rejections = Vec::new();
-    let mut ambiguous = 0usize;
-    let mut respelled = Vec::new();
     let mut alone_kept = Vec::new();
+    let mut swept_kept = Vec::new();
     let mut next_k = 1usize;
 
     // The base database: the original, else the first random one every gold runs on.
@@ -721,6 +729,18 @@ pub fn distill_schema(
         .iter()
         .map(|o| o.unmatched_constants.is_empty())
         .collect();
+    // With a time budget, the draws stop at `1 - SWEEP_SHARE` of it; the sweep has the rest.
+    let deadline = options.time_budget.map(|b| started + b);
+    let draws_until = options
+        .time_budget
+        .map(|b| started + b.mul_f64(1.0 - SWEEP_SHARE));
+    let mut keeping = Keeping {
+        gold_limits: &gold_limits,
+        reject_ambiguous: options.reject_ambiguous,
+        natural: &natural,
+        ambiguous: 0,
+        respelled: Vec::new(),
+    };
     let probe_budget = options.max_databases / 4;
     // Per gold, the databases drawn for it alone; and the usual databases drawn.
     let mut alone_drawn = vec![0usize; prepared.len()];
@@ -744,7 +764,7 @@ pub fn distill_schema(
         let open = open_golds(&prepared, probing);
         if open.is_empty()
             || sampled >= options.max_databases
-            || options.time_budget.is_some_and(|b| started.elapsed() >= b)
+            || draws_until.is_some_and(|d| Instant::now() >= d)
         {
             break;
         }
@@ -820,7 +840,7 @@ pub fn distill_schema(
             neighbor_limits: &neighbor_limits,
             reject_ambiguous: options.reject_ambiguous,
             probing,
-            deadline: options.time_budget.map(|b| started + b),
+            deadline: draws_until,
         };
         // Every open gold is examined here, in parallel (a database respelled for other golds
         // only runs a natural gold, for its exclusions).
@@ -872,46 +892,13 @@ pub fn distill_schema(
         }
         // A kept database must run every gold (a gold never fails on its own suite), and is
         // no part of the suite of a gold whose question has no natural answer on it.
-        for g in
-            (0..prepared.len()).filter(|g| !open.contains(g) && outcomes[*g].gold_error.is_none())
-        {
-            let p = &prepared[g];
-            match target.run(&p.gold, &gold_limits) {
-                Ok(_) if respell && natural[g] => {}
-                Ok(answer) => {
-                    if options.reject_ambiguous
-                        && p.presupposes.fails(
-                            &p.gold,
-                            &answer,
-                            p.options,
-                            &target,
-                            &mut twin,
-                            &gold_limits,
-                        )?
-                    {
-                        excluded.push(g);
-                    }
-                }
-                Err(e) => failing.push((g, e)),
-            }
-        }
         let name = format!("{db_id}_{k}.sqlite");
-        for (g, e) in failing {
-            let o = &mut outcomes[g];
-            o.fails_on.push(name.clone());
-            o.first_failure
-                .get_or_insert_with(|| format!("on {name}: {e}"));
-        }
-        ambiguous += excluded.len();
-        for &g in &excluded {
-            outcomes[g].ambiguous_on.push(name.clone());
-        }
-        if respell {
-            for (o, _) in outcomes.iter_mut().zip(&natural).filter(|(_, n)| **n) {
-                o.respelled_on.push(name.clone());
-            }
-            respelled.push(name.clone());
-        }
+        let others = (0..prepared.len()).filter(|g| !open.contains(g));
+        let (more_failing, more_excluded) =
+            keeping.others_on(&prepared, &outcomes, others, &target, &mut twin, respell)?;
+        failing.extend(more_failing);
+        excluded.extend(more_excluded);
+        keeping.record(&name, &mut outcomes, failing, &excluded, respell);
         random_db::write(&dir.join(&name), &input.schema, &constants, seed)?;
         if let Some(g) = alone {
             alone_kept.push((name.clone(), outcomes[g].index));
@@ -927,6 +914,53 @@ pub fn distill_schema(
         for &(g, i) in &satisfied {
             prepared[g].open_probes[i] = false;
             outcomes[g].probes[i].satisfied_by = Some(name.clone());
+        }
+        databases.push(name);
+    }
+
+    // The near-miss sweep: databases of a gold's own, its witness and one near miss each.
+    let swept_how = Examination {
+        gold_limits: &gold_limits,
+        neighbor_limits: &neighbor_limits,
+        reject_ambiguous: options.reject_ambiguous,
+        probing: false,
+        deadline,
+    };
+    let sweep_input = sweep::SweepInput {
+        schema: &input.schema,
+        constants: &constants,
+        golds: input
+            .golds
+            .iter()
+            .zip(&natural)
+            .map(|(g, &n)| (g.gold.as_str(), n))
+            .collect(),
+        how: &swept_how,
+        seed: options.seed,
+        db_id: &db_id,
+    };
+    let swept = sweep::sweep(&sweep_input, &mut prepared, &outcomes)?;
+    for s in swept {
+        let k = next_k;
+        next_k += 1;
+        let name = format!("{db_id}_{k}.sqlite");
+        let conn = random_db::in_memory(&input.schema, &s.constants, s.seed)?;
+        let target = Target::Memory(&conn);
+        let mut twin = Twin {
+            schema: &input.schema,
+            constants: &s.constants,
+            seed: s.seed,
+            conn: None,
+        };
+        let respell = !natural[s.gold];
+        let others = (0..prepared.len()).filter(|&g| g != s.gold);
+        let (failing, excluded) =
+            keeping.others_on(&prepared, &outcomes, others, &target, &mut twin, respell)?;
+        keeping.record(&name, &mut outcomes, failing, &excluded, respell);
+        random_db::write(&dir.join(&name), &input.schema, &s.constants, s.seed)?;
+        swept_kept.push((name.clone(), outcomes[s.gold].index));
+        for &n in &s.closed {
+            outcomes[s.gold].neighbors[n].distinguished_by = Some(name.clone());
         }
         databases.push(name);
     }
@@ -969,9 +1003,10 @@ pub fn distill_schema(
         sampled,
         rejected,
         rejections,
-        ambiguous,
-        respelled,
+        ambiguous: keeping.ambiguous,
+        respelled: keeping.respelled,
         alone: alone_kept,
+        swept: swept_kept,
         databases,
         bytes,
         seconds: started.elapsed().as_secs_f64(),
@@ -1032,6 +1067,92 @@ struct Examination<'a> {
     /// The time budget's end (`--time-budget`): past it, no further neighbor runs here. What
     /// the database told apart until then stands (each is told apart there); the draw stops.
     deadline: Option<Instant>,
+}
+
+/// Of the golds run on a database about to be kept: those that fail there (with why), and
+/// those whose question has no natural answer there.
+type OthersOn = (Vec<(usize, QueryError)>, Vec<usize>);
+
+/// What keeping a database checks of the golds besides those it was examined for, and the
+/// tallies of the suite's exclusions.
+struct Keeping<'a> {
+    gold_limits: &'a Limits,
+    reject_ambiguous: bool,
+    /// Per gold: natural data matches its constants ([`constraints::unmatched_constants`]).
+    natural: &'a [bool],
+    /// (gold, database) pairs left out: no natural answer there.
+    ambiguous: usize,
+    /// The databases respelled for a gold natural data never matches.
+    respelled: Vec<String>,
+}
+
+impl Keeping<'_> {
+    /// Runs the golds `others` on a database about to be kept (a gold never fails on its own
+    /// suite, and a database is no part of the suite of a gold whose question has no natural
+    /// answer there): those that fail, with why, and those left out. A database `respell`ed
+    /// for another gold only runs a natural gold.
+    fn others_on(
+        &self,
+        prepared: &[Prepared],
+        outcomes: &[GoldOutcome],
+        others: impl Iterator<Item = usize>,
+        target: &Target,
+        twin: &mut Twin,
+        respell: bool,
+    ) -> Result<OthersOn, SuiteError> {
+        let mut failing = Vec::new();
+        let mut excluded = Vec::new();
+        for g in others.filter(|&g| outcomes[g].gold_error.is_none()) {
+            let p = &prepared[g];
+            match target.run(&p.gold, self.gold_limits) {
+                Ok(_) if respell && self.natural[g] => {}
+                Ok(answer) => {
+                    if self.reject_ambiguous
+                        && p.presupposes.fails(
+                            &p.gold,
+                            &answer,
+                            p.options,
+                            target,
+                            twin,
+                            self.gold_limits,
+                        )?
+                    {
+                        excluded.push(g);
+                    }
+                }
+                Err(e) => failing.push((g, e)),
+            }
+        }
+        Ok((failing, excluded))
+    }
+
+    /// Records the kept database `name` in the outcomes of the golds that fail on it, of
+    /// those it is no part of the suite of, and (`respell`ed) of the natural golds.
+    fn record(
+        &mut self,
+        name: &str,
+        outcomes: &mut [GoldOutcome],
+        failing: Vec<(usize, QueryError)>,
+        excluded: &[usize],
+        respell: bool,
+    ) {
+        for (g, e) in failing {
+            let o = &mut outcomes[g];
+            o.fails_on.push(name.to_string());
+            o.first_failure
+                .get_or_insert_with(|| format!("on {name}: {e}"));
+        }
+        self.ambiguous += excluded.len();
+        for &g in excluded {
+            outcomes[g].ambiguous_on.push(name.to_string());
+        }
+        if respell {
+            for (o, _) in outcomes.iter_mut().zip(self.natural).filter(|(_, n)| **n) {
+                o.respelled_on.push(name.to_string());
+            }
+            self.respelled.push(name.to_string());
+        }
+    }
 }
 
 /// What a drawn database is to one gold examined on it.

@@ -43,6 +43,9 @@ pub struct Constants {
     respelled: bool,
     /// A database of the focused gold's own ([`Constants::alone`]): few rows.
     alone: bool,
+    /// A database of the focused gold's own that holds its witness and one chosen near miss
+    /// only ([`Constants::swept`]).
+    sweep: Option<Sweep>,
     numbers: Vec<Value>,
     strings: Vec<Value>,
     /// The largest `COUNT(…) op N` threshold (N ≤ [`MAX_THRESHOLD`]) of the golds: databases
@@ -53,6 +56,15 @@ pub struct Constants {
     /// misses) go in. Per gold, its witnesses through the branches of its `OR`s
     /// ([`Witness::alternatives`]): a database takes one of them.
     witnesses: Vec<Vec<Witness>>,
+}
+
+/// Which witness and near miss a database of the sweep holds ([`Constants::swept`]): the
+/// witness through `branch` of the gold's `OR`s ([`Witness::alternatives`]), and the near miss
+/// that violates its atom `atom` (none for `None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sweep {
+    pub branch: usize,
+    pub atom: Option<usize>,
 }
 
 /// Count thresholds above this are not aimed at (databases stay small).
@@ -263,6 +275,17 @@ impl Constants {
         self.alone = true;
         self
     }
+
+    /// These constants, for a database of the sweep (`spec/test_suite.md`, "The near-miss
+    /// sweep"): the focused gold's witness through `sweep.branch`, always, and the one near
+    /// miss `sweep.atom` names; no random rows but one in a table that must not be empty.
+    /// Every join then multiplies two or three rows at most, so that the gold and its
+    /// neighbors answer within their limits whatever their shape.
+    pub fn swept(mut self, sweep: Sweep) -> Constants {
+        self.alone = true;
+        self.sweep = Some(sweep);
+        self
+    }
 }
 
 /// Per gold with a witness, its witnesses through the branches of its `OR`s.
@@ -400,6 +423,11 @@ pub fn fill(
     } else {
         0
     };
+    let witness_rows = if constants.sweep.is_some() {
+        0
+    } else {
+        witness_rows
+    };
     let mut witnesses: HashMap<(usize, usize), Vec<Value>> = HashMap::new();
     // The focused gold's conjunction satisfied (90 % of databases), and near misses with one
     // of its atoms violated (1–3 of them, in 70 % of those); drawn from a generator of their
@@ -409,6 +437,9 @@ pub fn fill(
     let mut instances: Vec<Instance> = Vec::new();
     let mut first_of: Vec<usize> = Vec::new();
     let mut copies_of: Vec<usize> = Vec::new();
+    // Per instance: for the sweep's near miss, the aliases that need rows of their own (the
+    // others take the witness's: [`Witness::fresh_aliases`]).
+    let mut fresh_of: Vec<Option<Vec<bool>>> = Vec::new();
     // Tables that hold a near miss's rows only: no random rows (but in a table other tables
     // must reference).
     let mut only_near_miss: BTreeSet<usize> = BTreeSet::new();
@@ -421,13 +452,17 @@ pub fn fill(
         constants.witnesses.len()
     };
     for (j, alternatives) in constants.witnesses.iter().take(witnessed).enumerate() {
-        if wrng.u32(..100) >= 90 {
+        if wrng.u32(..100) >= 90 && constants.sweep.is_none() {
             continue;
         }
         // Which branches of its `OR`s: drawn apart from the rows, so that adding the branches
         // left the databases of golds without `OR`s as they were.
         let branch_seed = seed ^ BRANCH_SEED ^ (j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let w = &alternatives[fastrand::Rng::with_seed(branch_seed).usize(..alternatives.len())];
+        let branch = match constants.sweep {
+            Some(sweep) => sweep.branch % alternatives.len(),
+            None => fastrand::Rng::with_seed(branch_seed).usize(..alternatives.len()),
+        };
+        let w = &alternatives[branch];
         // A group of `copies` rows (one fewer, a quarter of the time: just below a
         // `HAVING count(…)` threshold). A group larger than `SMALL_GROUP` only where the
         // tables are sized for it (the focused gold's `count(…) > 100`).
@@ -470,10 +505,27 @@ pub fn fill(
                     }
                 }
             }
+            if let Some(sweep) = constants.sweep {
+                atoms = sweep
+                    .atom
+                    .filter(|&a| a < w.gold_atoms)
+                    .into_iter()
+                    .collect();
+            }
             for a in atoms.into_iter().take(misses) {
                 v.push(w.instance(Some(a)));
             }
+        } else if let Some(a) = constants.sweep.and_then(|s| s.atom) {
+            if a < w.gold_atoms {
+                v.push(w.instance(Some(a)));
+            }
         }
+        let fresh = constants
+            .sweep
+            .and_then(|s| s.atom)
+            .filter(|&a| a < w.gold_atoms)
+            .and_then(|a| w.fresh_aliases(a, schema));
+        fresh_of.extend((0..v.len()).map(|j| fresh.clone().filter(|_| copies > 0 && j >= copies)));
         first_of.extend(std::iter::repeat_n(first, v.len()));
         copies_of.extend(std::iter::repeat_n(copies, v.len()));
         instances.extend(v);
@@ -508,6 +560,10 @@ pub fn fill(
             Some(_) if is_parent => rng.usize(1..=3),
             Some(n) => rng.usize(n.saturating_sub(1).max(1)..=n + 1),
             None => rng.usize(shape.min_rows..=shape.max_rows),
+        };
+        let rows = match constants.sweep {
+            Some(_) => usize::from(is_parent || table.non_empty),
+            None => rows,
         };
         // A table no witness has an alias of, that witness cells must reference (`COPYRIGHT`
         // for `TAGS.MSID = MOVIE.MID`): a row more per such witness, so that each can find a
@@ -639,10 +695,40 @@ pub fn fill(
                     }
                 }
             }
+            // The sweep's near miss: a class holding a cell of an alias that takes the
+            // witness's row takes the witness's value.
+            if let (Some(fresh), true) = (&fresh_of[i], i > first && !failed[first]) {
+                let (before, rest) = instances.split_at_mut(i);
+                let (witness, inst) = (&before[first], &mut rest[0]);
+                let shared: Vec<(usize, usize, usize)> = (0..inst.aliases.len())
+                    .filter(|&a| !fresh[a])
+                    .flat_map(|a| inst.cells[a].iter().map(move |(&k, &c)| (a, k, c)))
+                    .collect();
+                for (a, k, c) in shared {
+                    let v = witness.cells[a]
+                        .get(&k)
+                        .and_then(|&wc| witness.values[wc].clone());
+                    if let (None, Some(v)) = (&inst.values[c], v) {
+                        if inst.fits(c, &v) {
+                            inst.values[c] = Some(v);
+                        }
+                    }
+                }
+            }
             let inst = &mut instances[i];
             for alias in (0..inst.aliases.len()).filter(|&a| inst.aliases[a] == t) {
                 if failed[i] {
                     break;
+                }
+                if fresh_of[i].as_ref().is_some_and(|f| !f[alias]) {
+                    match alias_rows[first][alias].clone().filter(|_| !failed[first]) {
+                        Some(w) => {
+                            failed[i] |= !take_row(&inst.cells[alias], &mut inst.values, &w);
+                            alias_rows[i][alias] = Some(w);
+                        }
+                        None => failed[i] = true,
+                    }
+                    continue;
                 }
                 let parents: Vec<Option<&Vec<Value>>> = (0..table.columns.len())
                     .map(|k| {
@@ -683,6 +769,7 @@ pub fn fill(
                     unique: &unique,
                     used: &used,
                     taken: &taken,
+                    swept: constants.sweep.is_some(),
                 };
                 let (row, assigned) = fill.row(inst, alias, &mut wrng);
                 let key = |row: &[Value]| primary_key_of(table, row);
@@ -732,13 +819,7 @@ pub fn fill(
                         generated.push((row, false));
                     }
                     (true, Some(w)) => {
-                        for (&k, &c) in &inst.cells[alias] {
-                            match &inst.values[c] {
-                                None => inst.values[c] = Some(w[k].clone()),
-                                Some(v) if key_text(v) != key_text(&w[k]) => failed[i] = true,
-                                Some(_) => {}
-                            }
-                        }
+                        failed[i] |= !take_row(&inst.cells[alias], &mut inst.values, &w);
                         alias_rows[i][alias] = Some(w);
                     }
                     // An implied parent ([`Witness::implied_from`]) whose value the table
@@ -948,6 +1029,9 @@ struct WitnessFill<'p, 'a> {
     used: &'p [BTreeSet<String>],
     /// Per column: the values earlier witness rows of the table hold there.
     taken: &'p [BTreeSet<String>],
+    /// A database of the sweep ([`Constants::swept`]): a violated class takes a value at its
+    /// edge three times in four, not half the time.
+    swept: bool,
 }
 
 impl WitnessFill<'_, '_> {
@@ -991,10 +1075,16 @@ impl WitnessFill<'_, '_> {
                 {
                     return v.clone();
                 }
-                // Half the time, a value at the edge of what the class allows: for a violated
+                // Half the time (a database of the sweep: three times in four), a value at
+                // the edge of what the class allows: for a violated
                 // equality, a value just beside the constant, within the column's rules (an
                 // enumeration, a range); for an inclusive bound, the gold's bound itself.
-                let near = if inst.fixed(c).is_none() && rng.bool() {
+                let edge = if self.swept {
+                    rng.u32(..4) != 0
+                } else {
+                    rng.bool()
+                };
+                let near = if inst.fixed(c).is_none() && edge {
                     inst.beside(c, rng)
                         .and_then(|v| pool.admit(v, false))
                         .or_else(|| inst.on_bound(c, rng).and_then(|v| pool.admit(v, true)))
@@ -1084,6 +1174,20 @@ pub fn in_memory_ordered(
     populate(&conn, schema, constants, seed, reversed)?;
     crate::backend::sqlite::restrict(&conn);
     Ok(conn)
+}
+
+/// Row `w`, already in the table, as an instance's row for an alias whose column classes are
+/// `cells`: those classes take the row's `values`. False where one already holds another.
+fn take_row(cells: &HashMap<usize, usize>, values: &mut [Option<Value>], w: &[Value]) -> bool {
+    let mut fits = true;
+    for (&k, &c) in cells {
+        match &values[c] {
+            None => values[c] = Some(w[k].clone()),
+            Some(v) if key_text(v) != key_text(&w[k]) => fits = false,
+            Some(_) => {}
+        }
+    }
+    fits
 }
 
 fn key_text(v: &Value) -> String {
@@ -1574,6 +1678,64 @@ mod tests {
         format!(
             r#"SELECT DISTINCT S.AIRPORT_CODE FROM CITY AS C , SERVICE AS S WHERE C.CITY_CODE = S.CITY_CODE AND C.CITY_NAME = "{name}" ;"#
         )
+    }
+
+    #[test]
+    fn a_database_of_the_sweep_holds_the_witness_and_one_near_miss_beside_it() {
+        // Jagadish's PVLDB papers after 2005, swept at the year (atom 4): the witness's rows,
+        // and a paper of the same authors and journal in 2005 or before, its writes rows its
+        // own; no other row. The gold answers the witness's paper; without its year, both.
+        let schema = crate::test_suite::witness::tests::academic();
+        let gold = crate::test_suite::witness::tests::JAGADISH;
+        let pids = gold
+            .replace(
+                "PUBLICATIONalias0.TITLE FROM",
+                "DISTINCT PUBLICATIONalias0.PID FROM",
+            )
+            .replace(" ;", "");
+        let loosened = pids.replace("AND PUBLICATIONalias0.YEAR > 2005 ", "");
+        let base = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let swept = |atom| {
+            base.clone().swept(Sweep {
+                branch: 0,
+                atom: Some(atom),
+            })
+        };
+        let mut told_apart = 0;
+        for seed in 0..20 {
+            let db = in_memory(&schema, &swept(4), seed).unwrap();
+            let rows = |t: &str| count(&db, &format!("SELECT count(*) FROM {t}"));
+            assert_eq!(
+                [
+                    rows("AUTHOR"),
+                    rows("JOURNAL"),
+                    rows("PUBLICATION"),
+                    rows("WRITES")
+                ],
+                [2, 1, 2, 4],
+                "seed {seed}"
+            );
+            assert_eq!(count(&db, &format!("SELECT count(*) FROM ({pids})")), 1);
+            told_apart +=
+                usize::from(count(&db, &format!("SELECT count(*) FROM ({loosened})")) == 2);
+        }
+        assert_eq!(told_apart, 20);
+        // Swept at Jagadish's name: a second author and paper of their own; one journal.
+        let db = in_memory(&schema, &swept(0), 3).unwrap();
+        assert_eq!(count(&db, "SELECT count(*) FROM AUTHOR"), 3);
+        assert_eq!(count(&db, "SELECT count(*) FROM JOURNAL"), 1);
+        assert_eq!(count(&db, &format!("SELECT count(*) FROM ({pids})")), 1);
+        // No near miss: the witness alone.
+        let db = in_memory(
+            &schema,
+            &base.clone().swept(Sweep {
+                branch: 0,
+                atom: None,
+            }),
+            3,
+        )
+        .unwrap();
+        assert_eq!(count(&db, "SELECT count(*) FROM PUBLICATION"), 1);
     }
 
     #[test]

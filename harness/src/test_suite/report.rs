@@ -74,6 +74,10 @@ pub struct SchemaReport {
     /// (file name, the gold's item index).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub alone: Vec<(String, usize)>,
+    /// Suite databases of the near-miss sweep (a gold's witness and one near miss): (file
+    /// name, the gold's item index).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub swept: Vec<(String, usize)>,
     pub suite_size: usize,
     pub databases: Vec<String>,
     pub bytes: u64,
@@ -135,6 +139,8 @@ pub struct Totals {
     pub respelled: usize,
     /// Suite databases drawn for one gold alone.
     pub alone: usize,
+    /// Suite databases of the near-miss sweep.
+    pub swept: usize,
 }
 
 fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
@@ -205,6 +211,7 @@ impl Report {
                     ambiguous: s.ambiguous,
                     respelled: s.respelled.clone(),
                     alone: s.alone.clone(),
+                    swept: s.swept.clone(),
                     suite_size: s.databases.len(),
                     databases: s.databases.clone(),
                     bytes: s.bytes,
@@ -266,6 +273,7 @@ impl Report {
             golds_failing: golds.iter().filter(|g| !g.fails_on.is_empty()).count(),
             respelled: schema_reports.iter().map(|s| s.respelled.len()).sum(),
             alone: schema_reports.iter().map(|s| s.alone.len()).sum(),
+            swept: schema_reports.iter().map(|s| s.swept.len()).sum(),
             constraint_counts: schema_reports
                 .iter()
                 .flat_map(|s| &s.constraint_counts)
@@ -370,6 +378,13 @@ impl Report {
                 "{} suite databases drawn for one gold alone, a few rows per table (`alone` \
                  per schema in report.json)\n",
                 t.alone
+            ));
+        }
+        if t.swept > 0 {
+            s.push_str(&format!(
+                "{} suite databases of the near-miss sweep, a gold's witness and one near miss \
+                 (`swept` per schema in report.json)\n",
+                t.swept
             ));
         }
         if !t.probes.is_empty() {

@@ -120,6 +120,9 @@ pub struct Witness {
     pub one_of: Vec<(Cell, Vec<Value>)>,
     /// The `min`/`max` subqueries a cell is compared with (`x = (SELECT min(y) …)`).
     pub extremes: Vec<Extreme>,
+    /// The aliases whose columns the gold's top-level SELECT answers (directly or as an
+    /// aggregate's argument).
+    pub selected: Vec<usize>,
 }
 
 /// The column a linked subquery answers (its cell), and for `min`/`max`, whether `max` and the
@@ -233,6 +236,7 @@ impl Witness {
             aggregate: first_select(query).is_some_and(answers_one_row),
             one_of: Vec::new(),
             extremes: Vec::new(),
+            selected: Vec::new(),
         };
         w.collect(
             first_select(query)?,
@@ -410,6 +414,18 @@ impl Witness {
             names: &names,
             scope: scope.clone(),
         };
+        if depth == 0 {
+            for item in &select.projection {
+                if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item
+                {
+                    for (alias, _) in resolver.cells_read(e) {
+                        if !self.selected.contains(&alias) {
+                            self.selected.push(alias);
+                        }
+                    }
+                }
+            }
+        }
         // `NOT ( b OR … )`: each branch is held in the near misses of some witness.
         let atoms: Vec<Atom> = plain
             .iter()
@@ -623,6 +639,144 @@ impl Witness {
             }
         }
         inst
+    }
+}
+
+impl Witness {
+    /// For the near miss violating atom `violated`, the aliases that need rows of their own
+    /// (`spec/test_suite.md`, "The near-miss sweep"): those on a shortest path of unviolated
+    /// joins from an alias the atom reads to the alias that answers for the atom's block (the
+    /// gold's selected aliases; a `min`/`max` subquery's argument for the subquery's atoms),
+    /// and the implied parents joined to them. The other aliases may take the witness's rows:
+    /// the near miss then differs from the witness only where a neighbor loosening the atom
+    /// answers it too. `None` where no such path exists (every alias then has a row of its
+    /// own).
+    pub fn fresh_aliases(&self, violated: usize, schema: &SuiteSchema) -> Option<Vec<bool>> {
+        let n = self.aliases.len();
+        let within = self.extremes.iter().find(|x| x.atoms.contains(&violated));
+        let anchors: Vec<usize> = match within {
+            Some(x) => vec![x.cell.0],
+            None => self.selected.clone(),
+        };
+        let sources: Vec<usize> = match self.atoms.get(violated)? {
+            Atom::Compare((a, _), _) => vec![*a],
+            Atom::Join((a, _), (b, _)) => vec![*a, *b],
+            Atom::Not(held) => held
+                .iter()
+                .flat_map(|h| match h {
+                    Atom::Compare((a, _), _) => vec![*a],
+                    Atom::Join((a, _), (b, _)) => vec![*a, *b],
+                    Atom::Not(_) => Vec::new(),
+                })
+                .collect(),
+        };
+        let unlinked = within.map(|x| x.link);
+        let mut adjacent: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, atom) in self.atoms.iter().enumerate() {
+            if let Atom::Join((a, _), (b, _)) = atom {
+                if i != violated && Some(i) != unlinked && a != b {
+                    adjacent[*a].push(*b);
+                    adjacent[*b].push(*a);
+                }
+            }
+        }
+        // Breadth first from the anchors; the nearest source walks back to them.
+        let mut before: Vec<Option<usize>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut queue = std::collections::VecDeque::new();
+        for &a in anchors.iter().filter(|&&a| a < n) {
+            seen[a] = true;
+            queue.push_back(a);
+        }
+        while let Some(a) = queue.pop_front() {
+            if sources.contains(&a) {
+                let mut on_path = vec![false; n];
+                let mut at = Some(a);
+                while let Some(x) = at {
+                    on_path[x] = true;
+                    at = before[x];
+                }
+                // A join class the path runs through is the near miss's own: every alias
+                // with a cell in it has a row of its own, or the near miss's rows would join
+                // the witness's there (`FLIGHT.TO_AIRPORT` joins two `AIRPORT_SERVICE`s).
+                let classes = self.join_classes(violated, unlinked);
+                let mut fresh = on_path.clone();
+                for class in &classes {
+                    let mut on: Vec<usize> =
+                        class.iter().map(|c| c.0).filter(|&x| on_path[x]).collect();
+                    on.sort_unstable();
+                    on.dedup();
+                    if on.len() >= 2 {
+                        for c in class {
+                            fresh[c.0] = true;
+                        }
+                    }
+                }
+                // A class holding a unique column of a row of the near miss's own is its own
+                // too: the witness's value there would be taken.
+                let unique = |(a, k): Cell| {
+                    schema.tables.get(self.aliases[a]).is_some_and(|t| {
+                        t.primary_key == [k]
+                            || t.columns.get(k).is_some_and(|c| c.rules.is_unique())
+                    })
+                };
+                loop {
+                    let mut grew = false;
+                    for class in &classes {
+                        if class.iter().any(|&c| fresh[c.0] && unique(c)) {
+                            for c in class {
+                                grew |= !fresh[c.0];
+                                fresh[c.0] = true;
+                            }
+                        }
+                    }
+                    if !grew {
+                        break;
+                    }
+                }
+                for p in self.implied_from..n {
+                    if adjacent[p].iter().any(|&c| fresh[c]) {
+                        fresh[p] = true;
+                    }
+                }
+                return Some(fresh);
+            }
+            for &b in &adjacent[a] {
+                if !seen[b] {
+                    seen[b] = true;
+                    before[b] = Some(a);
+                    queue.push_back(b);
+                }
+            }
+        }
+        None
+    }
+}
+
+impl Witness {
+    /// The classes of cells the joins make equal, all but atom `violated` and the link
+    /// `unlinked`.
+    fn join_classes(&self, violated: usize, unlinked: Option<usize>) -> Vec<Vec<Cell>> {
+        let mut classes: Vec<Vec<Cell>> = Vec::new();
+        for (i, atom) in self.atoms.iter().enumerate() {
+            let Atom::Join(a, b) = atom else { continue };
+            if i == violated || Some(i) == unlinked {
+                continue;
+            }
+            let ia = classes.iter().position(|c| c.contains(a));
+            let ib = classes.iter().position(|c| c.contains(b));
+            match (ia, ib) {
+                (Some(x), Some(y)) if x != y => {
+                    let moved = classes.remove(x.max(y));
+                    classes[x.min(y)].extend(moved);
+                }
+                (Some(_), Some(_)) => {}
+                (Some(x), None) => classes[x].push(*b),
+                (None, Some(y)) => classes[y].push(*a),
+                (None, None) => classes.push(vec![*a, *b]),
+            }
+        }
+        classes
     }
 }
 
@@ -1018,6 +1172,26 @@ impl Resolver<'_> {
         }
     }
 
+    /// The cells `e` reads: itself, or the arguments of the function it calls.
+    fn cells_read(&self, e: &Expr) -> Vec<Cell> {
+        match e {
+            Expr::Nested(inner) => self.cells_read(inner),
+            Expr::Function(f) => match &f.args {
+                FunctionArguments::List(list) => list
+                    .args
+                    .iter()
+                    .filter_map(|a| match a {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x),
+                        _ => None,
+                    })
+                    .flat_map(|x| self.cells_read(x))
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => self.cell(e).into_iter().collect(),
+        }
+    }
+
     fn constant(&self, e: &Expr) -> Option<Value> {
         match self.operand(e)? {
             Operand::Constant(v) => Some(v),
@@ -1333,6 +1507,39 @@ pub(crate) mod tests {
     }
 
     pub(crate) const JAGADISH: &str = r#"SELECT PUBLICATIONalias0.TITLE FROM AUTHOR AS AUTHORalias0 , AUTHOR AS AUTHORalias1 , JOURNAL AS JOURNALalias0 , PUBLICATION AS PUBLICATIONalias0 , WRITES AS WRITESalias0 , WRITES AS WRITESalias1 WHERE AUTHORalias0.NAME = "H. V. Jagadish" AND AUTHORalias1.NAME = "Yunyao Li" AND JOURNALalias0.NAME = "PVLDB" AND PUBLICATIONalias0.JID = JOURNALalias0.JID AND PUBLICATIONalias0.YEAR > 2005 AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = PUBLICATIONalias0.PID AND WRITESalias1.AID = AUTHORalias1.AID AND WRITESalias1.PID = PUBLICATIONalias0.PID ;"#;
+
+    #[test]
+    fn a_near_miss_of_the_sweep_has_rows_of_its_own_from_its_atom_to_the_answer() {
+        // Aliases: AUTHOR ×2, JOURNAL, PUBLICATION (selected), WRITES ×2.
+        let schema = academic();
+        let w = Witness::parse(JAGADISH, &schema).unwrap();
+        assert_eq!(w.selected, vec![3]);
+        // Jagadish's name: author → writes → publication; the other writes row joins the
+        // publication's key. Li and the journal are the witness's rows.
+        assert_eq!(
+            w.fresh_aliases(0, &schema),
+            Some(vec![true, false, false, true, true, true])
+        );
+        // The year: the publication, and the writes rows its unique key joins.
+        assert_eq!(
+            w.fresh_aliases(4, &schema),
+            Some(vec![false, false, false, true, true, true])
+        );
+        // The journal's name: journal → publication, and the writes rows again.
+        assert_eq!(
+            w.fresh_aliases(2, &schema),
+            Some(vec![false, false, true, true, true, true])
+        );
+        // A violated join: the side nearer the answer (the publication) has rows of its own.
+        assert_eq!(
+            w.fresh_aliases(3, &schema),
+            Some(vec![false, false, false, true, true, true])
+        );
+        // Nothing selected to reach (`count(*)`): every alias has rows of its own.
+        let count = "SELECT count(*) FROM PUBLICATION AS P WHERE P.YEAR > 2000";
+        let c = Witness::parse(count, &schema).unwrap();
+        assert_eq!(c.fresh_aliases(0, &schema), None);
+    }
 
     #[test]
     fn a_conjunction_of_joins_and_constants() {

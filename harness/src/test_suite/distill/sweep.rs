@@ -1,0 +1,177 @@
+//! The near-miss sweep (`spec/test_suite.md`, "The near-miss sweep"): once the random draws
+//! stop, each gold with neighbors still open gets databases of its own that hold its witness
+//! and one near miss, for every atom of every branch of its `OR`s in turn, and no other
+//! random row. A gold whose joins multiply past its limits on random rows (ATIS: a top-level
+//! `OR` of two seven-alias joins against a `MIN`) answers on these within its limits, and its
+//! near misses reach each of its atoms instead of a random few.
+//!
+//! Golds are swept in parallel, each on its own; only the swept gold runs on its databases
+//! here. The databases that tell something apart are kept afterwards, in the gold's order
+//! ([`super::distill_schema`]), where the other golds run on them as on any kept database.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::{examine, Examination, GoldOutcome, Prepared, Role, Target, Twin};
+use crate::test_suite::canvas::{self, Canvas};
+use crate::test_suite::random_db::{Constants, Sweep};
+use crate::test_suite::schema::SuiteSchema;
+use crate::test_suite::witness::Witness;
+use crate::test_suite::SuiteError;
+use crate::work_pool;
+
+/// At most how many times a gold's sequence of near misses is walked (each time with other
+/// seeds: another value beside a constant, another side of a join); two rounds in a row that
+/// tell nothing apart end the gold's sweep.
+pub const ROUNDS: usize = 12;
+
+/// A database of the sweep that told something apart, to keep.
+pub struct Swept {
+    /// The gold it was drawn for (position in the schema's golds).
+    pub gold: usize,
+    pub constants: Constants,
+    pub seed: u64,
+    /// The neighbors it told apart last (no target of theirs left).
+    pub closed: Vec<usize>,
+}
+
+/// What the sweep of one schema needs.
+pub struct SweepInput<'a> {
+    pub schema: &'a SuiteSchema,
+    /// The schema's constants (before focusing).
+    pub constants: &'a Constants,
+    /// Per gold: its text, and whether natural data matches its constants (else its databases
+    /// are respelled, as in the draws).
+    pub golds: Vec<(&'a str, bool)>,
+    pub how: &'a Examination<'a>,
+    /// The run's seed and the schema: each database's seed derives from them.
+    pub seed: u64,
+    pub db_id: &'a str,
+}
+
+/// Sweeps every gold with a neighbor still open, in parallel; removes what each database
+/// tells apart from the gold's targets, and returns those databases, by gold then in the
+/// order drawn. Stops at the examination's deadline.
+pub fn sweep(
+    input: &SweepInput,
+    prepared: &mut [Prepared],
+    outcomes: &[GoldOutcome],
+) -> Result<Vec<Swept>, SuiteError> {
+    let parts: Vec<Result<Vec<Swept>, SuiteError>> = work_pool::run(|| {
+        prepared
+            .par_iter_mut()
+            .zip(outcomes.par_iter())
+            .enumerate()
+            .map_init(
+                || None::<Canvas>,
+                |slot, (g, (p, o))| sweep_gold(input, g, p, o, slot),
+            )
+            .collect()
+    });
+    let mut kept = Vec::new();
+    for part in parts {
+        kept.extend(part?);
+    }
+    Ok(kept)
+}
+
+fn open(p: &Prepared) -> bool {
+    p.targets.iter().any(|t| !t.is_empty())
+}
+
+fn sweep_gold(
+    input: &SweepInput,
+    g: usize,
+    p: &mut Prepared,
+    o: &GoldOutcome,
+    slot: &mut Option<Canvas>,
+) -> Result<Vec<Swept>, SuiteError> {
+    let mut kept = Vec::new();
+    let (gold, natural) = input.golds[g];
+    if !open(p) || o.gold_error.is_some() {
+        return Ok(kept);
+    }
+    let alternatives = Witness::alternatives(gold, input.schema);
+    if alternatives.is_empty() {
+        return Ok(kept);
+    }
+    let focused = input.constants.focused_on(gold, input.schema);
+    let focused = if natural {
+        focused
+    } else {
+        focused.respelled()
+    };
+    let past_deadline = || input.how.deadline.is_some_and(|d| Instant::now() >= d);
+    let mut step = 0u64;
+    let mut idle = 0;
+    for _round in 0..ROUNDS {
+        let kept_before = kept.len();
+        for (branch, w) in alternatives.iter().enumerate() {
+            for atom in std::iter::once(None).chain((0..w.gold_atoms).map(Some)) {
+                if !open(p) || past_deadline() {
+                    return Ok(kept);
+                }
+                step += 1;
+                let seed = sweep_seed(input.seed, input.db_id, o.index, step);
+                let constants = focused.clone().swept(Sweep { branch, atom });
+                let conn = canvas::held(slot, input.schema, &constants, seed)?;
+                let mut twin = Twin {
+                    schema: input.schema,
+                    constants: &constants,
+                    seed,
+                    conn: None,
+                };
+                let e = examine(
+                    p,
+                    &o.probes,
+                    &Target::Memory(conn),
+                    &mut twin,
+                    input.how,
+                    Role::Witnessed,
+                )?;
+                if e.failure.is_some() || e.ambiguous || e.found.is_empty() {
+                    continue;
+                }
+                let mut found = e.found;
+                found.sort_unstable();
+                for &(n, t) in found.iter().rev() {
+                    p.targets[n].remove(t);
+                }
+                let mut closed: Vec<usize> = found.iter().map(|&(n, _)| n).collect();
+                closed.dedup();
+                closed.retain(|&n| p.targets[n].is_empty());
+                kept.push(Swept {
+                    gold: g,
+                    constants,
+                    seed,
+                    closed,
+                });
+            }
+        }
+        idle = if kept.len() == kept_before {
+            idle + 1
+        } else {
+            0
+        };
+        if idle >= 2 {
+            break;
+        }
+    }
+    Ok(kept)
+}
+
+/// The seed of step `step` of the sweep of the gold of item `index`: apart from the draws'
+/// seeds ([`super::database_seed`]).
+fn sweep_seed(seed: u64, db_id: &str, index: usize, step: u64) -> u64 {
+    let mut h = blake3::Hasher::new();
+    h.update(b"sweep");
+    h.update(&seed.to_le_bytes());
+    h.update(db_id.as_bytes());
+    h.update(&(index as u64).to_le_bytes());
+    h.update(&step.to_le_bytes());
+    let b = h.finalize();
+    let mut eight = [0u8; 8];
+    eight.copy_from_slice(&b.as_bytes()[..8]);
+    u64::from_le_bytes(eight)
+}
