@@ -1079,12 +1079,16 @@ impl WitnessFill<'_, '_> {
                 // the edge of what the class allows: for a violated
                 // equality, a value just beside the constant, within the column's rules (an
                 // enumeration, a range); for an inclusive bound, the gold's bound itself.
-                let edge = if self.swept {
-                    rng.u32(..4) != 0
-                } else {
-                    rng.bool()
+                // (Drawn only for a class with no fixed value, as ever: the drawn databases
+                // stay as they were.)
+                let mut edge = || {
+                    if self.swept {
+                        rng.u32(..4) != 0
+                    } else {
+                        rng.bool()
+                    }
                 };
-                let near = if inst.fixed(c).is_none() && edge {
+                let near = if inst.fixed(c).is_none() && edge() {
                     inst.beside(c, rng)
                         .and_then(|v| pool.admit(v, false))
                         .or_else(|| inst.on_bound(c, rng).and_then(|v| pool.admit(v, true)))
