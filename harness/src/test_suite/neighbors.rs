@@ -15,6 +15,7 @@ use crate::sql_tokens::{quote, splice, tokenize, Token, TokenKind};
 mod equivalents;
 mod extremum;
 mod from_clause;
+mod restated;
 
 /// Which change made a neighbor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -1668,6 +1669,51 @@ mod tests {
             NeighborKind::Column,
             &qualified.replace("ORDER BY count(*)", "ORDER BY T1.Singer_ID")
         ));
+    }
+
+    /// A database of the test schema with up to five singers and five concerts, their values
+    /// drawn from a few (NULLs, near misses of `'France'`, of 2014, repeated ages included).
+    pub(super) fn random_singers(rng: &mut fastrand::Rng) -> rusqlite::Connection {
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        db.execute_batch(
+            "CREATE TABLE singer (Singer_ID, Name, Age, Country); \
+             CREATE TABLE concert (concert_ID, Singer_ID, Year);",
+        )
+        .unwrap();
+        let pick = |rng: &mut fastrand::Rng, xs: &[&str]| xs[rng.usize(..xs.len())].to_string();
+        for id in 0..rng.usize(0..6) {
+            let name = pick(rng, &["'a'", "'b'", "NULL"]);
+            let age = pick(rng, &["20", "30", "40", "NULL"]);
+            let country = pick(
+                rng,
+                &["'France'", "'Francea'", "'france'", "'Spain'", "NULL"],
+            );
+            db.execute_batch(&format!(
+                "INSERT INTO singer VALUES ({id}, {name}, {age}, {country})"
+            ))
+            .unwrap();
+        }
+        for c in 0..rng.usize(0..6) {
+            let singer = rng.usize(0..6);
+            let year = pick(rng, &["2013", "2014", "2015", "NULL"]);
+            db.execute_batch(&format!(
+                "INSERT INTO concert VALUES ({c}, {singer}, {year})"
+            ))
+            .unwrap();
+        }
+        db
+    }
+
+    /// The first column of `sql`'s answer on `db`, sorted.
+    pub(super) fn answer(db: &rusqlite::Connection, sql: &str) -> Vec<String> {
+        let mut stmt = db.prepare(sql).unwrap();
+        let mut rows: Vec<String> = stmt
+            .query_map([], |r| Ok(format!("{:?}", r.get_ref(0)?)))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        rows.sort();
+        rows
     }
 
     /// True if some neighbor, of any kind, is `sql` (normalized).

@@ -65,6 +65,10 @@ pub struct Constants {
 pub struct Sweep {
     pub branch: usize,
     pub atom: Option<usize>,
+    /// Which walk of the gold's sequence this is: a violated class takes the edge value
+    /// [`crate::test_suite::witness::Instance::beside_in_turn`] gives in this round (in three
+    /// rounds of four; the fourth draws as the other databases do).
+    pub round: usize,
 }
 
 /// Count thresholds above this are not aimed at (databases stay small).
@@ -561,29 +565,45 @@ pub fn fill(
             Some(n) => rng.usize(n.saturating_sub(1).max(1)..=n + 1),
             None => rng.usize(shape.min_rows..=shape.max_rows),
         };
+        // A database of the sweep: a random row only where the table must not be empty and
+        // no witness row fills it (a random row beside the witness's may join them: a flight
+        // of the witness's airports below its `MIN` takes the answer).
         let rows = match constants.sweep {
-            Some(_) => usize::from(is_parent || table.non_empty),
+            Some(_) => usize::from(
+                (is_parent || table.non_empty)
+                    && !instances.iter().any(|inst| inst.aliases.contains(&t)),
+            ),
             None => rows,
         };
         // A table no witness has an alias of, that witness cells must reference (`COPYRIGHT`
         // for `TAGS.MSID = MOVIE.MID`): a row more per such witness, so that each can find a
         // value of its own (keys joined to it are unique).
-        let referenced_by_witnesses = instances
+        // In a database of the sweep, a row more per class referencing it: the near miss's
+        // classes take values the witness does not hold.
+        let referenced_by_witnesses: usize = instances
             .iter()
             .filter(|inst| !inst.aliases.contains(&t))
-            .filter(|inst| {
-                inst.cells.iter().enumerate().any(|(a, cells)| {
-                    cells.keys().any(|&k| {
-                        schema.foreign_keys.iter().any(|f| {
+            .map(|inst| {
+                let mut classes: BTreeSet<usize> = BTreeSet::new();
+                for (a, cells) in inst.cells.iter().enumerate() {
+                    for (&k, &c) in cells {
+                        if schema.foreign_keys.iter().any(|f| {
                             f.enforced
                                 && f.table == inst.aliases[a]
                                 && f.column == k
                                 && f.parent_table == t
-                        })
-                    })
-                })
+                        }) {
+                            classes.insert(c);
+                        }
+                    }
+                }
+                match (classes.len(), constants.sweep) {
+                    (0, _) => 0,
+                    (_, None) => 1,
+                    (n, Some(_)) => n,
+                }
             })
-            .count();
+            .sum();
         let rows = if only_near_miss.contains(&t) && !is_parent {
             0
         } else if rows > 0 {
@@ -714,6 +734,26 @@ pub fn fill(
                         }
                     }
                 }
+                // A class of rows of its own only, with no constant to take, takes a value
+                // the witness does not hold in those columns (in any alias of the table): the
+                // near miss's chain of rows does not join the witness's halfway (its flight
+                // from an airport of the witness's city would answer as the gold).
+                for a in (0..inst.aliases.len()).filter(|&a| fresh[a]) {
+                    for (&k, &c) in &inst.cells[a] {
+                        if inst.values[c].is_some() || inst.fixed(c).is_some() {
+                            continue;
+                        }
+                        let held = (0..witness.aliases.len())
+                            .filter(|&b| witness.aliases[b] == inst.aliases[a])
+                            .filter_map(|b| witness.cells[b].get(&k))
+                            .filter_map(|&wc| witness.values[wc].clone());
+                        for v in held {
+                            if !inst.avoid[c].contains(&v) {
+                                inst.avoid[c].push(v);
+                            }
+                        }
+                    }
+                }
             }
             let inst = &mut instances[i];
             for alias in (0..inst.aliases.len()).filter(|&a| inst.aliases[a] == t) {
@@ -769,7 +809,7 @@ pub fn fill(
                     unique: &unique,
                     used: &used,
                     taken: &taken,
-                    swept: constants.sweep.is_some(),
+                    swept: constants.sweep.map(|s| s.round),
                 };
                 let (row, assigned) = fill.row(inst, alias, &mut wrng);
                 let key = |row: &[Value]| primary_key_of(table, row);
@@ -1029,9 +1069,9 @@ struct WitnessFill<'p, 'a> {
     used: &'p [BTreeSet<String>],
     /// Per column: the values earlier witness rows of the table hold there.
     taken: &'p [BTreeSet<String>],
-    /// A database of the sweep ([`Constants::swept`]): a violated class takes a value at its
-    /// edge three times in four, not half the time.
-    swept: bool,
+    /// A database of the sweep ([`Constants::swept`]), its round: a class takes a value at
+    /// its edge in three rounds of four, not half the time, the one the round names.
+    swept: Option<usize>,
 }
 
 impl WitnessFill<'_, '_> {
@@ -1078,21 +1118,27 @@ impl WitnessFill<'_, '_> {
                 // Half the time (a database of the sweep: three times in four), a value at
                 // the edge of what the class allows: for a violated
                 // equality, a value just beside the constant, within the column's rules (an
-                // enumeration, a range); for an inclusive bound, the gold's bound itself.
+                // enumeration, a range); for an inclusive bound, the gold's bound itself; in a
+                // database of the sweep, for a strict bound, the value one step inside it.
                 // (Drawn only for a class with no fixed value, as ever: the drawn databases
                 // stay as they were.)
-                let mut edge = || {
-                    if self.swept {
-                        rng.u32(..4) != 0
-                    } else {
-                        rng.bool()
-                    }
+                let mut edge = || match self.swept {
+                    Some(round) => round % 4 != 3,
+                    None => rng.bool(),
                 };
                 let near = if inst.fixed(c).is_none() && edge() {
-                    inst.beside(c, rng)
-                        .and_then(|v| pool.admit(v, false))
-                        .or_else(|| inst.on_bound(c, rng).and_then(|v| pool.admit(v, true)))
-                        .filter(|v| inst.fits(c, v) && free(v))
+                    match self.swept {
+                        Some(round) => inst.beside_in_turn(c, round, rng),
+                        None => inst.beside(c, rng),
+                    }
+                    .and_then(|v| pool.admit(v, false))
+                    .or_else(|| inst.on_bound(c, rng).and_then(|v| pool.admit(v, true)))
+                    .or_else(|| {
+                        self.swept
+                            .and_then(|_| inst.past_bound(c, rng))
+                            .and_then(|v| pool.admit(v, true))
+                    })
+                    .filter(|v| inst.fits(c, v) && free(v))
                 } else {
                     None
                 };
@@ -1703,6 +1749,7 @@ mod tests {
             base.clone().swept(Sweep {
                 branch: 0,
                 atom: Some(atom),
+                round: 0,
             })
         };
         let mut told_apart = 0;
@@ -1735,6 +1782,7 @@ mod tests {
             &base.clone().swept(Sweep {
                 branch: 0,
                 atom: None,
+                round: 0,
             }),
             3,
         )

@@ -825,6 +825,32 @@ impl Instance {
         self.fits(c, &v).then_some(v)
     }
 
+    /// [`Instance::beside`] for a database of the sweep, whose rounds take each kind of value
+    /// in turn: text with a letter added after it (above it, and matching `LIKE 'c%'`), with
+    /// its last letter dropped (below it), in another case (equal to `LIKE`), with a word
+    /// before it (matching `LIKE '%c%'` only) and after it; a number one above, one below.
+    pub fn beside_in_turn(&self, c: usize, round: usize, rng: &mut fastrand::Rng) -> Option<Value> {
+        let x = self.checks[c].iter().find_map(|k| match k {
+            Cmp::Ne(x) => Some(x),
+            _ => None,
+        })?;
+        let v = match x {
+            Value::Text(s) => match round % 5 {
+                0 => Value::Text(format!("{s}{}", char::from(b'a' + rng.u8(..26)))),
+                1 if s.chars().count() > 1 => step(x, -1),
+                1 | 2 if s.to_lowercase() != *s => Value::Text(s.to_lowercase()),
+                1 | 2 => Value::Text(s.to_uppercase()),
+                3 => Value::Text(format!("{} {s}", char::from(b'A' + rng.u8(..26)))),
+                _ => Value::Text(format!("{s} {}", char::from(b'A' + rng.u8(..26)))),
+            },
+            Value::Integer(_) | Value::Real(_) => {
+                step(x, if round.is_multiple_of(2) { 1 } else { -1 })
+            }
+            _ => return None,
+        };
+        self.fits(c, &v).then_some(v)
+    }
+
     /// For a class with an inclusive bound (`<=`, `>=`, an end of a `BETWEEN`, or a strict
     /// bound's negation in a near miss), a value exactly on one of its bounds. Such a row tells
     /// the gold from neighbors that make the bound strict (`<` for `<=`), which a value drawn
@@ -841,6 +867,26 @@ impl Instance {
             return None;
         }
         let v = bounds[rng.usize(..bounds.len())].clone();
+        self.fits(c, &v).then_some(v)
+    }
+
+    /// For a class with a strict bound (`<`, `>`, or an inclusive bound's negation in a near
+    /// miss), the value just inside it, one step from the bound. Such a row tells the gold
+    /// from neighbors that move the bound by one (`<= 1700` from `<= 1701` for a near miss at
+    /// 1701), which a value drawn further in seldom does.
+    pub fn past_bound(&self, c: usize, rng: &mut fastrand::Rng) -> Option<Value> {
+        let inside: Vec<Value> = self.checks[c]
+            .iter()
+            .filter_map(|k| match k {
+                Cmp::Gt(x) => Some(step(x, 1)),
+                Cmp::Lt(x) => Some(step(x, -1)),
+                _ => None,
+            })
+            .collect();
+        if inside.is_empty() {
+            return None;
+        }
+        let v = inside[rng.usize(..inside.len())].clone();
         self.fits(c, &v).then_some(v)
     }
 
@@ -1819,6 +1865,47 @@ pub(crate) mod tests {
             told_apart >= 5,
             "the prefix match told apart on {told_apart} of 60"
         );
+    }
+
+    #[test]
+    fn the_sweeps_rounds_take_each_kind_of_edge_value_in_turn() {
+        let schema = academic();
+        let gold = r#"SELECT AUTHORalias0.AID FROM AUTHOR AS AUTHORalias0 WHERE AUTHORalias0.NAME = "Jagadish" AND AUTHORalias0.AID <= 1700 ;"#;
+        let w = Witness::parse(gold, &schema).unwrap();
+        let mut rng = fastrand::Rng::with_seed(1);
+        // Beside the name, rounds 0–4: above it and a prefix match, below it, another case, a
+        // word before it, a word after it.
+        let near = w.instance(Some(0));
+        let name = near.cells[0][&1];
+        let turn: Vec<String> = (0..5)
+            .map(|r| match near.beside_in_turn(name, r, &mut rng) {
+                Some(Value::Text(t)) => t,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let c = "Jagadish";
+        assert!(
+            turn[0].as_str() > c && like("Jagadish%", &turn[0]),
+            "{turn:?}"
+        );
+        assert!(
+            turn[1].as_str() < c && !like("%Jagadish%", &turn[1]),
+            "{turn:?}"
+        );
+        assert!(turn[2] != c && like("Jagadish", &turn[2]), "{turn:?}");
+        assert!(
+            !like("Jagadish%", &turn[3]) && like("%Jagadish%", &turn[3]),
+            "{turn:?}"
+        );
+        assert!(
+            like("Jagadish%", &turn[4]) && turn[4].len() == c.len() + 2,
+            "{turn:?}"
+        );
+        // Past the violated bound: one step inside `> 1700`.
+        let past = w.instance(Some(1));
+        let aid = past.cells[0][&0];
+        assert_eq!(past.past_bound(aid, &mut rng), Some(Value::Integer(1701)));
+        assert_eq!(near.past_bound(aid, &mut rng), None, "no strict bound");
     }
 
     /// Academic's shape: how many authors have more than `n` titles after 2005.

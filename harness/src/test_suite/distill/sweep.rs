@@ -22,9 +22,13 @@ use crate::test_suite::SuiteError;
 use crate::work_pool;
 
 /// At most how many times a gold's sequence of near misses is walked (each time with other
-/// seeds: another value beside a constant, another side of a join); two rounds in a row that
-/// tell nothing apart end the gold's sweep.
+/// seeds and another kind of edge value: another value beside a constant, another side of a
+/// join); [`IDLE_ROUNDS`] rounds in a row that tell nothing apart end the gold's sweep.
 pub const ROUNDS: usize = 12;
+
+/// Rounds in a row that tell nothing apart before a gold's sweep ends: one for each kind of
+/// value beside a text constant ([`crate::test_suite::witness::Instance::beside_in_turn`]).
+pub const IDLE_ROUNDS: usize = 5;
 
 /// A database of the sweep that told something apart, to keep.
 pub struct Swept {
@@ -105,7 +109,7 @@ fn sweep_gold(
     let past_deadline = || input.how.deadline.is_some_and(|d| Instant::now() >= d);
     let mut step = 0u64;
     let mut idle = 0;
-    for _round in 0..ROUNDS {
+    for round in 0..ROUNDS {
         let kept_before = kept.len();
         for (branch, w) in alternatives.iter().enumerate() {
             for atom in std::iter::once(None).chain((0..w.gold_atoms).map(Some)) {
@@ -114,7 +118,11 @@ fn sweep_gold(
                 }
                 step += 1;
                 let seed = sweep_seed(input.seed, input.db_id, o.index, step);
-                let constants = focused.clone().swept(Sweep { branch, atom });
+                let constants = focused.clone().swept(Sweep {
+                    branch,
+                    atom,
+                    round,
+                });
                 let conn = canvas::held(slot, input.schema, &constants, seed)?;
                 let mut twin = Twin {
                     schema: input.schema,
@@ -154,7 +162,7 @@ fn sweep_gold(
         } else {
             0
         };
-        if idle >= 2 {
+        if idle >= IDLE_ROUNDS {
             break;
         }
     }

@@ -18,6 +18,10 @@
 //! - **An answer that is its column's extremum alone** ([`Query::extremum_answers_alone`]):
 //!   `SELECT DISTINCT A.x … WHERE … AND A.x = ( SELECT max( B.x ) … )` with the subquery over
 //!   exactly the outer rows; loosening another outer conjunct keeps the answer.
+//! - **A condition stated twice, once in a `min`/`max` subquery** ([`Query::restated_loosenings`]):
+//!   a group of the subquery's conjuncts over aliases of its own is, renamed, conjuncts of the
+//!   outer block; loosening one copy keeps the answer (the outer one only where its aliases
+//!   are read nowhere else and the block selects `DISTINCT`).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -27,7 +31,8 @@ use crate::sql_tokens::{splice, TokenKind};
 impl Query<'_> {
     /// The normalized texts of the rewrites in the module doc (conjuncts written twice, idle
     /// reference joins, an ORDER BY that repeats the grouping, loosenings beside an extremum
-    /// that is the whole answer, `IS NOT NULL` written `NOT NULL`).
+    /// that is the whole answer or of a condition stated twice, `IS NOT NULL` written
+    /// `NOT NULL`).
     pub(super) fn equivalents(
         &self,
         tables: &TableColumns,
@@ -61,6 +66,7 @@ impl Query<'_> {
             out.insert(self.without_order_by());
         }
         out.extend(self.extremum_answers_alone());
+        out.extend(self.restated_loosenings());
         out.extend(self.postfix_not_null());
         out
     }

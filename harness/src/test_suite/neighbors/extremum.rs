@@ -339,7 +339,7 @@ impl Query<'_> {
 
     /// Tries every way to stand each of `others` (inner items) for an outer item over the
     /// same table; true if one makes `holds` true.
-    fn assign(
+    pub(super) fn assign(
         &self,
         others: &[&(String, String)],
         outer: &FromList,
@@ -363,7 +363,7 @@ impl Query<'_> {
 
     /// Every column of the condition `r` is qualified (`T . x`): its meaning does not hang on
     /// which block's tables it is read against.
-    fn all_qualified(&self, (from, to): (usize, usize)) -> bool {
+    pub(super) fn all_qualified(&self, (from, to): (usize, usize)) -> bool {
         (from..to).all(|k| {
             let t = &self.toks[k];
             t.kind != TokenKind::Word
@@ -379,7 +379,7 @@ impl Query<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{gen, generated, has};
+    use super::super::tests::{answer, gen, generated, has, random_singers};
     use super::super::NeighborKind;
 
     /// `>=` for `=` is no neighbor exactly where the rule above holds.
@@ -550,49 +550,13 @@ mod tests {
         let mut told = vec![false; unlike.len()];
         let mut rng = fastrand::Rng::with_seed(11);
         for _ in 0..300 {
-            let db = rusqlite::Connection::open_in_memory().unwrap();
-            db.execute_batch(
-                "CREATE TABLE singer (Singer_ID, Name, Age, Country); \
-                 CREATE TABLE concert (concert_ID, Singer_ID, Year);",
-            )
-            .unwrap();
-            let pick = |rng: &mut fastrand::Rng, xs: &[&str]| xs[rng.usize(..xs.len())].to_string();
-            for id in 0..rng.usize(0..6) {
-                let name = pick(&mut rng, &["'a'", "'b'", "NULL"]);
-                let age = pick(&mut rng, &["20", "30", "40", "NULL"]);
-                let country = pick(
-                    &mut rng,
-                    &["'France'", "'Francea'", "'france'", "'Spain'", "NULL"],
-                );
-                db.execute_batch(&format!(
-                    "INSERT INTO singer VALUES ({id}, {name}, {age}, {country})"
-                ))
-                .unwrap();
-            }
-            for c in 0..rng.usize(0..6) {
-                let singer = rng.usize(0..6);
-                let year = pick(&mut rng, &["2013", "2014", "2015", "NULL"]);
-                db.execute_batch(&format!(
-                    "INSERT INTO concert VALUES ({c}, {singer}, {year})"
-                ))
-                .unwrap();
-            }
-            let answer = |sql: &str| -> Vec<String> {
-                let mut stmt = db.prepare(sql).unwrap();
-                let mut rows: Vec<String> = stmt
-                    .query_map([], |r| Ok(format!("{:?}", r.get_ref(0)?)))
-                    .unwrap()
-                    .map(|r| r.unwrap())
-                    .collect();
-                rows.sort();
-                rows
-            };
-            let gold = answer(LATEST);
+            let db = random_singers(&mut rng);
+            let gold = answer(&db, LATEST);
             for sql in &alike {
-                assert_eq!(answer(sql), gold, "{sql}");
+                assert_eq!(answer(&db, sql), gold, "{sql}");
             }
             for (k, sql) in unlike.iter().enumerate() {
-                told[k] |= answer(sql) != gold;
+                told[k] |= answer(&db, sql) != gold;
             }
         }
         assert_eq!(told, vec![true; unlike.len()], "{unlike:?}");
