@@ -1716,6 +1716,30 @@ mod tests {
         rows
     }
 
+    /// On `rounds` databases [`random_singers`] draws from `seed`, every text of `alike`
+    /// answers as `gold`, and each of `unlike` answers otherwise on some.
+    pub(super) fn answers_alike(
+        gold: &str,
+        alike: &BTreeSet<String>,
+        unlike: &[String],
+        seed: u64,
+        rounds: usize,
+    ) {
+        let mut told = vec![false; unlike.len()];
+        let mut rng = fastrand::Rng::with_seed(seed);
+        for _ in 0..rounds {
+            let db = random_singers(&mut rng);
+            let want = answer(&db, gold);
+            for sql in alike {
+                assert_eq!(answer(&db, sql), want, "{sql}");
+            }
+            for (k, sql) in unlike.iter().enumerate() {
+                told[k] |= answer(&db, sql) != want;
+            }
+        }
+        assert_eq!(told, vec![true; unlike.len()], "{unlike:?}");
+    }
+
     /// True if some neighbor, of any kind, is `sql` (normalized).
     pub(super) fn generated(ns: &[Neighbor], sql: &str) -> bool {
         ns.iter().any(|n| normalize(&n.sql) == normalize(sql))
