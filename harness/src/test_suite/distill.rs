@@ -1056,9 +1056,12 @@ struct Examined {
     found: Vec<(usize, usize)>,
     /// Its probes satisfied here.
     satisfied: Vec<usize>,
+    /// (neighbor, target) stopped here by their limits (steps or time): they told nothing.
+    stopped: Vec<(usize, usize)>,
 }
 
 /// The limits and switches every gold is examined with on a drawn database.
+#[derive(Clone, Copy)]
 struct Examination<'a> {
     gold_limits: &'a Limits,
     neighbor_limits: &'a Limits,
@@ -1216,14 +1219,18 @@ fn examine(
             break;
         }
         for (t, text) in ts.iter().enumerate() {
-            if let Ok(true) | Err(QueryError::Sql(_)) = differs(
+            match differs(
                 target,
                 &gold,
                 basis,
                 text.run_as(factor),
                 how.neighbor_limits,
             ) {
-                e.found.push((n, t));
+                Ok(true) | Err(QueryError::Sql(_)) => e.found.push((n, t)),
+                Err(QueryError::Budget { .. } | QueryError::Timeout { .. }) => {
+                    e.stopped.push((n, t))
+                }
+                _ => {}
             }
         }
     }
@@ -1485,6 +1492,19 @@ mod tests {
         role: Role,
         deadline: Option<Instant>,
     ) -> Vec<(usize, usize)> {
+        examined(p, conn, neighbor_limits, role, deadline)
+            .unwrap()
+            .found
+    }
+
+    /// What `examine` tells of `p` on `conn` (see [`found`]).
+    fn examined(
+        p: &Prepared,
+        conn: &rusqlite::Connection,
+        neighbor_limits: &Limits,
+        role: Role,
+        deadline: Option<Instant>,
+    ) -> Result<Examined, SuiteError> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.sql");
         std::fs::write(&path, "CREATE TABLE T (k INT);\n").unwrap();
@@ -1505,8 +1525,6 @@ mod tests {
             conn: None,
         };
         examine(p, &[], &Target::Memory(conn), &mut twin, &how, role)
-            .unwrap()
-            .found
     }
 
     /// [`found`] on a database made by `setup`, witnessed, within the default limits.
@@ -1625,6 +1643,70 @@ mod tests {
         // Without shared conjuncts there is nothing to choose.
         let p = prepared(gold, None);
         assert_eq!(p.factored_steps(&target, written, &limits), None);
+    }
+
+    #[test]
+    fn a_patient_turn_tells_apart_a_neighbor_the_usual_budget_stops_and_gives_up_after_two_stops() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE T (k); CREATE TABLE U (k);")
+            .unwrap();
+        for i in 0..150 {
+            conn.execute_batch(&format!(
+                "INSERT INTO T VALUES ({i}); INSERT INTO U VALUES ({i});"
+            ))
+            .unwrap();
+        }
+        // Counts: one row each, so no neighbor is stopped early by the gold's row count.
+        let mut p = prepared(
+            "SELECT count(*) FROM T , U WHERE T.k = U.k AND U.k = 3",
+            None,
+        );
+        p.targets = texts(&[
+            // `AND` made `OR`: every pair of rows is tried, far past the usual budget.
+            "SELECT count(*) FROM T , U WHERE T.k = U.k OR U.k = 3",
+            "SELECT count(*) FROM T , U WHERE T.k = U.k AND U.k > 3",
+            "SELECT count(*) FROM T , U WHERE T.k = U.k AND T.k = 3",
+        ]);
+        let usual = Limits {
+            max_steps: Some(2_000),
+            ..Limits::default()
+        };
+        let patient = Limits {
+            max_steps: Some(2_000 * sweep::PATIENCE),
+            ..Limits::default()
+        };
+        let run = |p: &Prepared, limits: &Limits| examined(p, &conn, limits, Role::Witnessed, None);
+
+        // Within the usual budget the cheap neighbor is told apart; the costly one is stopped.
+        let e = run(&p, &usual).unwrap();
+        assert_eq!((e.found, e.stopped), (vec![(1, 0)], vec![(0, 0)]));
+        let mut patience = sweep::Patience::new(&p);
+        assert_eq!(patience.turn(&mut p, |p| run(p, &usual)).unwrap(), vec![1]);
+        assert_eq!(
+            patience.turn(&mut p, |p| run(p, &usual)).unwrap(),
+            Vec::<usize>::new()
+        );
+        // Stopped twice, it takes no further turn (its target set aside, then restored).
+        let turn = patience.turn(&mut p, |p| {
+            assert!(p.targets[0].is_empty() && p.targets[2].len() == 1);
+            run(p, &patient)
+        });
+        assert_eq!(turn.unwrap(), Vec::<usize>::new());
+        assert_eq!(
+            p.targets.iter().map(Vec::len).collect::<Vec<_>>(),
+            [1, 0, 1]
+        );
+
+        // With the patient budget it answers, and is told apart; the equivalent one is not.
+        let mut patience = sweep::Patience::new(&p);
+        assert_eq!(
+            patience.turn(&mut p, |p| run(p, &patient)).unwrap(),
+            vec![0]
+        );
+        assert_eq!(
+            p.targets.iter().map(Vec::len).collect::<Vec<_>>(),
+            [0, 0, 1]
+        );
     }
 
     #[test]

@@ -5,15 +5,20 @@
 //! `OR` of two seven-alias joins against a `MIN`) answers on these within its limits, and its
 //! near misses reach each of its atoms instead of a random few.
 //!
+//! Once a gold's rounds end, its neighbors still open take [`patient`] turns on the databases
+//! its sweep kept: a larger step budget, where a neighbor that lost a join condition
+//! multiplies a few rows past the usual one.
+//!
 //! Golds are swept in parallel, each on its own; only the swept gold runs on its databases
 //! here. The databases that tell something apart are kept afterwards, in the gold's order
 //! ([`super::distill_schema`]), where the other golds run on them as on any kept database.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::{examine, Examination, GoldOutcome, Prepared, Role, Target, Twin};
+use super::{examine, Examination, Examined, GoldOutcome, Prepared, Role, Target, Twin};
+use crate::backend::Limits;
 use crate::test_suite::canvas::{self, Canvas};
 use crate::test_suite::random_db::{Constants, Sweep};
 use crate::test_suite::schema::SuiteSchema;
@@ -29,6 +34,20 @@ pub const ROUNDS: usize = 12;
 /// Rounds in a row that tell nothing apart before a gold's sweep ends: one for each kind of
 /// value beside a text constant ([`crate::test_suite::witness::Instance::beside_in_turn`]).
 pub const IDLE_ROUNDS: usize = 5;
+
+/// A neighbor still open once a gold's rounds end runs again on the databases its sweep kept,
+/// with this many times its step budget ([`patient`]): on a database of a few rows a
+/// neighbor that lost a join condition answers within it, where it multiplies the gold's
+/// aliases past the usual budget (ATIS: 10⁷ steps against the gold's 10³).
+pub const PATIENCE: u64 = 150;
+
+/// A neighbor stopped by the patient budget on this many of those databases is not run on
+/// the others: the rest of the sweep's time goes to neighbors that answer within it.
+pub const PATIENT_STOPS: usize = 2;
+
+/// The time limit of a patient run, at least (the step budget stops it first on this machine;
+/// the time limit of distillation, `--timeout-ms`, would stop it before its steps).
+const PATIENT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A database of the sweep that told something apart, to keep.
 pub struct Swept {
@@ -141,14 +160,7 @@ fn sweep_gold(
                 if e.failure.is_some() || e.ambiguous || e.found.is_empty() {
                     continue;
                 }
-                let mut found = e.found;
-                found.sort_unstable();
-                for &(n, t) in found.iter().rev() {
-                    p.targets[n].remove(t);
-                }
-                let mut closed: Vec<usize> = found.iter().map(|&(n, _)| n).collect();
-                closed.dedup();
-                closed.retain(|&n| p.targets[n].is_empty());
+                let closed = close(p, e.found);
                 kept.push(Swept {
                     gold: g,
                     constants,
@@ -166,7 +178,117 @@ fn sweep_gold(
             break;
         }
     }
+    patient(input, p, o, &mut kept, slot)?;
     Ok(kept)
+}
+
+/// Runs the gold's neighbors still open on the databases its sweep kept, in the order kept,
+/// with [`PATIENCE`] times their step budget; a neighbor stopped on [`PATIENT_STOPS`] of them
+/// is not run further. What one tells apart is closed there (`kept[i].closed`). Stops at the
+/// examination's deadline.
+fn patient(
+    input: &SweepInput,
+    p: &mut Prepared,
+    o: &GoldOutcome,
+    kept: &mut [Swept],
+    slot: &mut Option<Canvas>,
+) -> Result<(), SuiteError> {
+    let limits = Limits {
+        max_steps: input
+            .how
+            .neighbor_limits
+            .max_steps
+            .map(|m| m.saturating_mul(PATIENCE)),
+        timeout: input.how.neighbor_limits.timeout.max(PATIENT_TIMEOUT),
+        ..*input.how.neighbor_limits
+    };
+    let how = Examination {
+        neighbor_limits: &limits,
+        ..*input.how
+    };
+    let mut patience = Patience::new(p);
+    for s in kept.iter_mut() {
+        if !open(p) || how.deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let closed = patience.turn(p, |p| {
+            let conn = canvas::held(slot, input.schema, &s.constants, s.seed)?;
+            let mut twin = Twin {
+                schema: input.schema,
+                constants: &s.constants,
+                seed: s.seed,
+                conn: None,
+            };
+            examine(
+                p,
+                &o.probes,
+                &Target::Memory(conn),
+                &mut twin,
+                &how,
+                Role::Witnessed,
+            )
+        })?;
+        s.closed.extend(closed);
+    }
+    Ok(())
+}
+
+/// Per neighbor of a gold: how many patient runs stopped it ([`PATIENT_STOPS`]).
+pub(super) struct Patience {
+    stops: Vec<usize>,
+}
+
+impl Patience {
+    pub(super) fn new(p: &Prepared) -> Patience {
+        Patience {
+            stops: vec![0; p.targets.len()],
+        }
+    }
+
+    /// One database's turn: `examine` sees `p` with the targets of the neighbors given up on
+    /// set aside (the others keep their indices); what it tells apart is closed in `p`, what
+    /// it stops counts. Returns the neighbors closed.
+    pub(super) fn turn(
+        &mut self,
+        p: &mut Prepared,
+        examine: impl FnOnce(&Prepared) -> Result<Examined, SuiteError>,
+    ) -> Result<Vec<usize>, SuiteError> {
+        let all = std::mem::take(&mut p.targets);
+        p.targets = all
+            .iter()
+            .zip(&self.stops)
+            .map(|(ts, &k)| {
+                if k < PATIENT_STOPS {
+                    ts.clone()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let e = examine(p);
+        p.targets = all;
+        let e = e?;
+        let mut stopped: Vec<usize> = e.stopped.iter().map(|&(n, _)| n).collect();
+        stopped.dedup();
+        for n in stopped {
+            self.stops[n] += 1;
+        }
+        Ok(close(p, e.found))
+    }
+}
+
+/// Removes the (neighbor, target) pairs `found` from `p`'s targets; returns the neighbors left
+/// with none.
+fn close(p: &mut Prepared, mut found: Vec<(usize, usize)>) -> Vec<usize> {
+    found.sort_unstable();
+    // From the back, so indices stay valid.
+    for &(n, t) in found.iter().rev() {
+        p.targets[n].remove(t);
+    }
+    let mut closed: Vec<usize> = found.iter().map(|&(n, _)| n).collect();
+    closed.dedup();
+    closed.retain(|&n| p.targets[n].is_empty());
+    closed
 }
 
 /// The seed of step `step` of the sweep of the gold of item `index`: apart from the draws'
