@@ -807,21 +807,21 @@ impl Instance {
     /// case, a number one off. Such a row tells the gold from neighbors that loosen the
     /// equality (`LIKE 'x%'`, `>=`), which a random other value seldom does.
     pub fn beside(&self, c: usize, rng: &mut fastrand::Rng) -> Option<Value> {
-        let x = self.checks[c].iter().find_map(|k| match k {
-            Cmp::Ne(x) => Some(x),
-            _ => None,
-        })?;
-        let v = match x {
-            Value::Text(s) => match rng.u32(..4) {
-                0 => Value::Text(format!("{s}{}", char::from(b'a' + rng.u8(..26)))),
-                1 => Value::Text(format!("{} {s}", char::from(b'A' + rng.u8(..26)))),
-                2 if s.to_lowercase() != *s => Value::Text(s.to_lowercase()),
-                2 => Value::Text(s.to_uppercase()),
-                _ => Value::Text(format!("{s} {}", char::from(b'A' + rng.u8(..26)))),
-            },
-            Value::Integer(_) | Value::Real(_) => step(x, if rng.bool() { 1 } else { -1 }),
+        let x = self.unequal_to(c)?;
+        let (kind, up) = match x {
+            Value::Text(_) => {
+                const DRAWN: [Beside; 4] = [
+                    Beside::LetterAfter,
+                    Beside::WordBefore,
+                    Beside::OtherCase,
+                    Beside::WordAfter,
+                ];
+                (DRAWN[rng.u32(..4) as usize], true)
+            }
+            Value::Integer(_) | Value::Real(_) => (Beside::LetterAfter, rng.bool()),
             _ => return None,
         };
+        let v = value_beside(x, kind, up, rng)?;
         self.fits(c, &v).then_some(v)
     }
 
@@ -830,25 +830,24 @@ impl Instance {
     /// its last letter dropped (below it), in another case (equal to `LIKE`), with a word
     /// before it (matching `LIKE '%c%'` only) and after it; a number one above, one below.
     pub fn beside_in_turn(&self, c: usize, round: usize, rng: &mut fastrand::Rng) -> Option<Value> {
-        let x = self.checks[c].iter().find_map(|k| match k {
+        const IN_TURN: [Beside; 5] = [
+            Beside::LetterAfter,
+            Beside::LastDropped,
+            Beside::OtherCase,
+            Beside::WordBefore,
+            Beside::WordAfter,
+        ];
+        let x = self.unequal_to(c)?;
+        let v = value_beside(x, IN_TURN[round % 5], round.is_multiple_of(2), rng)?;
+        self.fits(c, &v).then_some(v)
+    }
+
+    /// The constant class `c` must differ from (a violated equality), if any.
+    fn unequal_to(&self, c: usize) -> Option<&Value> {
+        self.checks[c].iter().find_map(|k| match k {
             Cmp::Ne(x) => Some(x),
             _ => None,
-        })?;
-        let v = match x {
-            Value::Text(s) => match round % 5 {
-                0 => Value::Text(format!("{s}{}", char::from(b'a' + rng.u8(..26)))),
-                1 if s.chars().count() > 1 => step(x, -1),
-                1 | 2 if s.to_lowercase() != *s => Value::Text(s.to_lowercase()),
-                1 | 2 => Value::Text(s.to_uppercase()),
-                3 => Value::Text(format!("{} {s}", char::from(b'A' + rng.u8(..26)))),
-                _ => Value::Text(format!("{s} {}", char::from(b'A' + rng.u8(..26)))),
-            },
-            Value::Integer(_) | Value::Real(_) => {
-                step(x, if round.is_multiple_of(2) { 1 } else { -1 })
-            }
-            _ => return None,
-        };
-        self.fits(c, &v).then_some(v)
+        })
     }
 
     /// For a class with an inclusive bound (`<=`, `>=`, an end of a `BETWEEN`, or a strict
@@ -924,6 +923,41 @@ impl Instance {
         }
         v
     }
+}
+
+/// Which value beside a text constant [`value_beside`] takes.
+#[derive(Clone, Copy)]
+enum Beside {
+    /// A letter added after it: above it, matching `LIKE 'c%'`.
+    LetterAfter,
+    /// Its last letter dropped (below it); in another case where it has one letter.
+    LastDropped,
+    /// In another case: equal to it under `LIKE`.
+    OtherCase,
+    /// A word before it: matching `LIKE '%c%'` only.
+    WordBefore,
+    /// A word after it.
+    WordAfter,
+}
+
+/// A value beside the constant `x`: for text, of kind `kind` (a random letter where it adds
+/// one); for a number, one above (`up`) or one below. None for other values.
+fn value_beside(x: &Value, kind: Beside, up: bool, rng: &mut fastrand::Rng) -> Option<Value> {
+    let letter = |rng: &mut fastrand::Rng, first: u8| char::from(first + rng.u8(..26));
+    Some(match x {
+        Value::Text(s) => match kind {
+            Beside::LetterAfter => Value::Text(format!("{s}{}", letter(rng, b'a'))),
+            Beside::LastDropped if s.chars().count() > 1 => step(x, -1),
+            Beside::LastDropped | Beside::OtherCase if s.to_lowercase() != *s => {
+                Value::Text(s.to_lowercase())
+            }
+            Beside::LastDropped | Beside::OtherCase => Value::Text(s.to_uppercase()),
+            Beside::WordBefore => Value::Text(format!("{} {s}", letter(rng, b'A'))),
+            Beside::WordAfter => Value::Text(format!("{s} {}", letter(rng, b'A'))),
+        },
+        Value::Integer(_) | Value::Real(_) => step(x, if up { 1 } else { -1 }),
+        _ => return None,
+    })
 }
 
 /// `x` moved by `by` steps: integers by 1, reals by 0.5, text by appending or dropping a
