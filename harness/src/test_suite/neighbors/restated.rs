@@ -24,13 +24,15 @@
 //! The loosenings ([`Query::restated_loosenings`]): a conjunct dropped (with the `AND` after
 //! or before it), `=` made `<=` or `>=`, `= 'c'` made `LIKE '%c%'` or `LIKE 'c%'`, and a
 //! conjunct made another conjunct of its group by changing one token (`DAY_NUMBER = 8` →
-//! `MONTH_NUMBER = 8` beside `MONTH_NUMBER = 8`): a copy adds nothing.
+//! `MONTH_NUMBER = 8` beside `MONTH_NUMBER = 8`): a copy adds nothing. And a span dropped
+//! inside a run of the copy's conjuncts that leaves it no stricter
+//! ([`Query::spans_dropped_no_stricter`]: `DAY_NUMBER = 8` → `DAY_NUMBER`, true where it was).
 
 use std::collections::{BTreeSet, HashMap};
 
 use super::extremum::Conjunction;
 use super::from_clause::FromList;
-use super::{normalize, Query, AGGREGATES, CLAUSE_WORDS};
+use super::{normalize, Query, AGGREGATES, CLAUSE_WORDS, MAX_DROP_SPAN};
 use crate::sql_tokens::{quote, splice, TokenKind};
 
 /// A group of conjuncts stated in both blocks: the copy whose conjuncts may be loosened.
@@ -44,13 +46,48 @@ impl Query<'_> {
     /// states twice.
     pub(super) fn restated_loosenings(&self) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
-        for open in 0..self.toks.len() {
-            for group in self.restated_at(open) {
-                out.extend(self.loosenings(&group.copy));
+        let groups = (0..self.toks.len())
+            .flat_map(|open| self.restated_at(open))
+            .chain(self.implied_groups());
+        for group in groups {
+            out.extend(self.loosenings(&group.copy));
+            out.extend(self.spans_dropped_no_stricter(&group.copy));
+        }
+        out
+    }
+
+    /// Runs of at most [`MAX_DROP_SPAN`] tokens dropped inside a run of the copy's consecutive
+    /// conjuncts (`a AND b AND …`) that leave each piece of it (split at its `AND`s) implied by
+    /// a conjunct of the copy ([`implied`]): the copy is then no stricter, and asks nothing.
+    fn spans_dropped_no_stricter(&self, copy: &[(usize, usize)]) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut sorted = copy.to_vec();
+        sorted.sort_unstable();
+        let words = |(a, b): (usize, usize)| -> Vec<String> {
+            (a..b).map(|k| self.toks[k].lower()).collect()
+        };
+        let originals: Vec<Vec<String>> = sorted.iter().map(|&r| words(r)).collect();
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for &(a, b) in &sorted {
+            match runs.last_mut() {
+                Some(run) if run.1 + 1 == a && self.toks[run.1].is_word("and") => run.1 = b,
+                _ => runs.push((a, b)),
             }
         }
-        for group in self.implied_groups() {
-            out.extend(self.loosenings(&group.copy));
+        for (start, end) in runs {
+            let depth = self.depth[start];
+            for i in start..end {
+                for j in i + 1..=end.min(i + MAX_DROP_SPAN) {
+                    let rest: Vec<usize> = (start..i).chain(j..end).collect();
+                    let pieces: Vec<Vec<String>> = rest
+                        .split(|&k| self.depth[k] == depth && self.toks[k].is_word("and"))
+                        .map(|piece| piece.iter().map(|&k| self.toks[k].lower()).collect())
+                        .collect();
+                    if pieces.iter().all(|p| implied(p, &originals)) {
+                        out.insert(self.spliced(i, j, ""));
+                    }
+                }
+            }
         }
         out
     }
@@ -402,6 +439,37 @@ impl Query<'_> {
     }
 }
 
+/// True if `piece` (lower-case tokens) holds wherever one of `conjuncts` does: it is one of
+/// them; or a nonzero number (true); or a column `q.x` that one of them sets to a nonzero
+/// number (true there); or `q.x = q.x` where one of them compares `q.x` by `=` (true where
+/// `q.x` is not NULL). An unqualified column is none of these (another table may have it).
+fn implied(piece: &[String], conjuncts: &[Vec<String>]) -> bool {
+    let nonzero = |t: &String| {
+        t.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+            && t.parse::<f64>().is_ok_and(|v| v != 0.0)
+    };
+    let column = |c: &[String]| matches!(c, [_, dot, _] if dot == ".");
+    let equated = |c: &[String], side: &[String]| {
+        c.len() > 4
+            && ((c[..3] == *side && c[3] == "=")
+                || (c[c.len() - 3..] == *side && c[c.len() - 4] == "="))
+    };
+    match piece {
+        [] => false,
+        _ if conjuncts.iter().any(|c| c.as_slice() == piece) => true,
+        [n] => nonzero(n),
+        p if column(p) => conjuncts.iter().any(|c| {
+            c.len() == 5
+                && ((c[..3] == *p && c[3] == "=" && nonzero(&c[4]))
+                    || (c[2..] == *p && c[1] == "=" && nonzero(&c[0])))
+        }),
+        p if p.len() == 7 && p[3] == "=" && column(&p[..3]) && p[..3] == p[4..] => {
+            conjuncts.iter().any(|c| equated(c, &p[..3]))
+        }
+        _ => false,
+    }
+}
+
 /// At most this many aliases in a group [`Query::implied_groups`] tries to stand elsewhere.
 const MAX_IMPLIED: usize = 8;
 
@@ -503,6 +571,42 @@ mod tests {
         );
         for gold in [&other_year, &aggregated, &counted] {
             assert!(neighbor(gold, "AND T4.Year = 2014 ", ""), "{gold}");
+        }
+    }
+
+    #[test]
+    fn a_span_dropped_inside_a_copy_that_leaves_it_no_stricter_is_no_neighbor() {
+        // The year tested for truth, the year alone (true), a join of a column with itself,
+        // two conjuncts at once.
+        let reordered = TWICE.replace(
+            "T4.Singer_ID = T1.Singer_ID AND T4.Year = 2014",
+            "T4.Year = 2014 AND T1.Singer_ID = T4.Singer_ID",
+        );
+        for (gold, from, to) in [
+            (TWICE, "T4.Year = 2014", "T4.Year"),
+            (TWICE, "AND T4.Year = 2014", "AND 2014"),
+            (TWICE, "T3.Year = 2014", "T3.Year"),
+            (
+                &reordered,
+                "T4.Year = 2014 AND T1.Singer_ID",
+                "T4.Singer_ID",
+            ),
+            (
+                TWICE,
+                "T4.Singer_ID = T1.Singer_ID AND T4.Year = 2014 AND",
+                "",
+            ),
+        ] {
+            assert!(!neighbor(gold, from, to), "{from} -> {to}");
+        }
+        // Stricter (`( a = b ) = 2014`), a column unqualified (another table may have it), and
+        // a span that reaches past the copy stay neighbors.
+        for (gold, from, to) in [
+            (TWICE, "T1.Singer_ID AND T4.Year", "T1.Singer_ID"),
+            (&reordered, "T4.Year = 2014 AND T1.Singer_ID", "Singer_ID"),
+            (TWICE, "2014 AND T2.Country", "T2.Country"),
+        ] {
+            assert!(neighbor(gold, from, to), "{from} -> {to}");
         }
     }
 
