@@ -1072,6 +1072,13 @@ struct Examination<'a> {
     deadline: Option<Instant>,
 }
 
+impl Examination<'_> {
+    /// The time budget has ended.
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
 /// Of the golds run on a database about to be kept: those that fail there (with why), and
 /// those whose question has no natural answer there.
 type OthersOn = (Vec<(usize, QueryError)>, Vec<usize>);
@@ -1213,9 +1220,8 @@ fn examine(
     let factored_steps = p.factored_steps(target, gold.rows.steps, how.gold_limits);
     let factor = factored_steps.is_some();
     let basis = factored_steps.unwrap_or(gold.rows.steps);
-    let past_deadline = || how.deadline.is_some_and(|d| Instant::now() >= d);
     for (n, ts) in p.targets.iter().enumerate() {
-        if past_deadline() {
+        if how.past_deadline() {
             break;
         }
         for (t, text) in ts.iter().enumerate() {
@@ -1235,7 +1241,7 @@ fn examine(
         }
     }
     // Probes run as written, their budget relative to the gold's as written.
-    if how.probing && !past_deadline() {
+    if how.probing && !how.past_deadline() {
         for (i, _) in p.open_probes.iter().enumerate().filter(|(_, o)| **o) {
             let sql = &probes[i].probe.sql;
             if let Ok(true) = differs(target, &gold, gold.rows.steps, sql, how.neighbor_limits) {

@@ -855,18 +855,11 @@ impl Instance {
     /// the gold from neighbors that make the bound strict (`<` for `<=`), which a value drawn
     /// or built inside the range (`construct`'s, up to two steps in) is less often.
     pub fn on_bound(&self, c: usize, rng: &mut fastrand::Rng) -> Option<Value> {
-        let bounds: Vec<&Value> = self.checks[c]
-            .iter()
-            .filter_map(|k| match k {
-                Cmp::Le(x) | Cmp::Ge(x) => Some(x),
-                _ => None,
-            })
-            .collect();
-        if bounds.is_empty() {
-            return None;
-        }
-        let v = bounds[rng.usize(..bounds.len())].clone();
-        self.fits(c, &v).then_some(v)
+        let bounds = self.checks[c].iter().filter_map(|k| match k {
+            Cmp::Le(x) | Cmp::Ge(x) => Some(x.clone()),
+            _ => None,
+        });
+        self.one_fitting(c, bounds.collect(), rng)
     }
 
     /// For a class with a strict bound (`<`, `>`, or an inclusive bound's negation in a near
@@ -874,18 +867,26 @@ impl Instance {
     /// from neighbors that move the bound by one (`<= 1700` from `<= 1701` for a near miss at
     /// 1701), which a value drawn further in seldom does.
     pub fn past_bound(&self, c: usize, rng: &mut fastrand::Rng) -> Option<Value> {
-        let inside: Vec<Value> = self.checks[c]
-            .iter()
-            .filter_map(|k| match k {
-                Cmp::Gt(x) => Some(step(x, 1)),
-                Cmp::Lt(x) => Some(step(x, -1)),
-                _ => None,
-            })
-            .collect();
-        if inside.is_empty() {
+        let inside = self.checks[c].iter().filter_map(|k| match k {
+            Cmp::Gt(x) => Some(step(x, 1)),
+            Cmp::Lt(x) => Some(step(x, -1)),
+            _ => None,
+        });
+        self.one_fitting(c, inside.collect(), rng)
+    }
+
+    /// One of `candidates` drawn at random (none drawn when there are none), if it fits
+    /// class `c`.
+    fn one_fitting(
+        &self,
+        c: usize,
+        mut candidates: Vec<Value>,
+        rng: &mut fastrand::Rng,
+    ) -> Option<Value> {
+        if candidates.is_empty() {
             return None;
         }
-        let v = inside[rng.usize(..inside.len())].clone();
+        let v = candidates.swap_remove(rng.usize(..candidates.len()));
         self.fits(c, &v).then_some(v)
     }
 

@@ -13,11 +13,11 @@
 //! here. The databases that tell something apart are kept afterwards, in the gold's order
 //! ([`super::distill_schema`]), where the other golds run on them as on any kept database.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rayon::prelude::*;
 
-use super::{examine, Examination, Examined, GoldOutcome, Prepared, Role, Target, Twin};
+use super::{examine, Examination, Examined, GoldOutcome, Prepared, Role, Target, Text, Twin};
 use crate::backend::Limits;
 use crate::test_suite::canvas::{self, Canvas};
 use crate::test_suite::random_db::{Constants, Sweep};
@@ -125,14 +125,13 @@ fn sweep_gold(
     } else {
         focused.respelled()
     };
-    let past_deadline = || input.how.deadline.is_some_and(|d| Instant::now() >= d);
     let mut step = 0u64;
     let mut idle = 0;
     for round in 0..ROUNDS {
         let kept_before = kept.len();
         for (branch, w) in alternatives.iter().enumerate() {
             for atom in std::iter::once(None).chain((0..w.gold_atoms).map(Some)) {
-                if !open(p) || past_deadline() {
+                if !open(p) || input.how.past_deadline() {
                     return Ok(kept);
                 }
                 step += 1;
@@ -142,21 +141,7 @@ fn sweep_gold(
                     atom,
                     round,
                 });
-                let conn = canvas::held(slot, input.schema, &constants, seed)?;
-                let mut twin = Twin {
-                    schema: input.schema,
-                    constants: &constants,
-                    seed,
-                    conn: None,
-                };
-                let e = examine(
-                    p,
-                    &o.probes,
-                    &Target::Memory(conn),
-                    &mut twin,
-                    input.how,
-                    Role::Witnessed,
-                )?;
+                let e = examine_swept(input, p, o, input.how, &constants, seed, slot)?;
                 if e.failure.is_some() || e.ambiguous || e.found.is_empty() {
                     continue;
                 }
@@ -208,29 +193,42 @@ fn patient(
     };
     let mut patience = Patience::new(p);
     for s in kept.iter_mut() {
-        if !open(p) || how.deadline.is_some_and(|d| Instant::now() >= d) {
+        if !open(p) || how.past_deadline() {
             break;
         }
         let closed = patience.turn(p, |p| {
-            let conn = canvas::held(slot, input.schema, &s.constants, s.seed)?;
-            let mut twin = Twin {
-                schema: input.schema,
-                constants: &s.constants,
-                seed: s.seed,
-                conn: None,
-            };
-            examine(
-                p,
-                &o.probes,
-                &Target::Memory(conn),
-                &mut twin,
-                &how,
-                Role::Witnessed,
-            )
+            examine_swept(input, p, o, &how, &s.constants, s.seed, slot)
         })?;
         s.closed.extend(closed);
     }
     Ok(())
+}
+
+/// Examines the gold on the database of the sweep `(constants, seed)`, filled in `slot`.
+fn examine_swept(
+    input: &SweepInput,
+    p: &Prepared,
+    o: &GoldOutcome,
+    how: &Examination,
+    constants: &Constants,
+    seed: u64,
+    slot: &mut Option<Canvas>,
+) -> Result<Examined, SuiteError> {
+    let conn = canvas::held(slot, input.schema, constants, seed)?;
+    let mut twin = Twin {
+        schema: input.schema,
+        constants,
+        seed,
+        conn: None,
+    };
+    examine(
+        p,
+        &o.probes,
+        &Target::Memory(conn),
+        &mut twin,
+        how,
+        Role::Witnessed,
+    )
 }
 
 /// Per neighbor of a gold: how many patient runs stopped it ([`PATIENT_STOPS`]).
@@ -253,20 +251,14 @@ impl Patience {
         p: &mut Prepared,
         examine: impl FnOnce(&Prepared) -> Result<Examined, SuiteError>,
     ) -> Result<Vec<usize>, SuiteError> {
-        let all = std::mem::take(&mut p.targets);
-        p.targets = all
-            .iter()
-            .zip(&self.stops)
-            .map(|(ts, &k)| {
-                if k < PATIENT_STOPS {
-                    ts.clone()
-                } else {
-                    Vec::new()
-                }
-            })
+        let aside: Vec<(usize, Vec<Text>)> = (0..self.stops.len())
+            .filter(|&n| self.stops[n] >= PATIENT_STOPS)
+            .map(|n| (n, std::mem::take(&mut p.targets[n])))
             .collect();
         let e = examine(p);
-        p.targets = all;
+        for (n, ts) in aside {
+            p.targets[n] = ts;
+        }
         let e = e?;
         let mut stopped: Vec<usize> = e.stopped.iter().map(|&(n, _)| n).collect();
         stopped.dedup();

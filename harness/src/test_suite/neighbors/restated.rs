@@ -76,12 +76,13 @@ impl Query<'_> {
         }
         for (start, end) in runs {
             let depth = self.depth[start];
+            let lower = words((start, end));
             for i in start..end {
                 for j in i + 1..=end.min(i + MAX_DROP_SPAN) {
                     let rest: Vec<usize> = (start..i).chain(j..end).collect();
                     let pieces: Vec<Vec<String>> = rest
                         .split(|&k| self.depth[k] == depth && self.toks[k].is_word("and"))
-                        .map(|piece| piece.iter().map(|&k| self.toks[k].lower()).collect())
+                        .map(|piece| piece.iter().map(|&k| lower[k - start].clone()).collect())
                         .collect();
                     if pieces.iter().all(|p| implied(p, &originals)) {
                         out.insert(self.spliced(i, j, ""));
