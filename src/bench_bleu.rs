@@ -7,9 +7,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use sqlsuite::dataset::Item;
-use sqlsuite::metric::bleu::{references, BleuMetric, BleuOptions};
+use sqlsuite::metric::bleu::{segments, BleuMetric, BleuOptions};
 use sqlsuite::metric::Metric;
-use sqlsuite::reference::sacrebleu::preprocess;
 use sqlsuite::{Evaluation, Manifest};
 
 /// Pairs scored per run.
@@ -37,10 +36,8 @@ pub fn run(manifest: Manifest) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let mut tokens = 0usize;
     for (item, text) in &pairs {
-        tokens += preprocess(text, lowercase).len();
-        for r in references(item) {
-            tokens += preprocess(r, lowercase).len();
-        }
+        let (hypothesis, references) = segments(item, text, lowercase);
+        tokens += hypothesis.len() + references.iter().map(String::len).sum::<usize>();
     }
     let baseline = start.elapsed().as_secs_f64();
     std::hint::black_box(tokens);

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use sqlsuite::compose::{self, Options, SplitMode};
+use sqlsuite_compose::{self as compose, Options, SplitMode};
 
 use crate::progress::Progress;
 

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use sqlsuite::metric::exec::ExecOptions;
-use sqlsuite::test_suite::distill::{distill_all, DistillOptions};
-use sqlsuite::test_suite::inputs::schema_inputs;
-use sqlsuite::test_suite::report::Report;
 use sqlsuite::Manifest;
+use sqlsuite_distill::distill::{distill_all, DistillOptions};
+use sqlsuite_distill::inputs::schema_inputs;
+use sqlsuite_distill::report::Report;
 
 use crate::progress::Progress;
 

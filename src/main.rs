@@ -170,7 +170,7 @@ enum Command {
         witnesses: usize,
         /// A neighbor may do at most this many SQLite steps per database (or ten times the
         /// gold's, if more) before it counts as telling nothing, like a timeout; 0: no limit.
-        #[arg(long, default_value_t = sqlsuite::test_suite::distill::DEFAULT_MAX_STEPS)]
+        #[arg(long, default_value_t = sqlsuite_distill::distill::DEFAULT_MAX_STEPS)]
         max_steps: u64,
         /// Worker threads (default: one per core).
         #[arg(long)]
@@ -317,8 +317,8 @@ fn main() -> ExitCode {
                 databases,
                 out,
                 split: match split {
-                    ComposeSplit::Clauses => sqlsuite::compose::SplitMode::Clauses,
-                    ComposeSplit::Template => sqlsuite::compose::SplitMode::Template,
+                    ComposeSplit::Clauses => sqlsuite_compose::SplitMode::Clauses,
+                    ComposeSplit::Template => sqlsuite_compose::SplitMode::Template,
                 },
                 seed,
                 timeout_ms,

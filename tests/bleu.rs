@@ -9,7 +9,7 @@ use serde_json::Value;
 use sqlsuite::dataset::Item;
 use sqlsuite::metric::bleu::{BleuMetric, BleuOptions};
 use sqlsuite::metric::Metric;
-use sqlsuite::reference::sacrebleu::{self, preprocess};
+use sqlsuite_reference::sacrebleu::{self, preprocess};
 
 struct Case {
     hypothesis: String,

@@ -36,10 +36,10 @@ use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
 use sqlsuite::registry::{self, OpenError};
 use sqlsuite::report::snapshot;
-use sqlsuite::test_suite::distill::{distill_all, DistillOptions};
-use sqlsuite::test_suite::inputs::schema_inputs;
-use sqlsuite::test_suite::report::Report;
 use sqlsuite::{Evaluation, Manifest};
+use sqlsuite_distill::distill::{distill_all, DistillOptions};
+use sqlsuite_distill::inputs::schema_inputs;
+use sqlsuite_distill::report::Report;
 
 const MANIFEST: &str = "datasets/classical.toml";
 const SAMPLE: &[&str] = &["geography"];

@@ -23,9 +23,9 @@ use std::sync::{Arc, OnceLock};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::backend::{sqlite, Limits};
-use sqlsuite::compose::clauses::{split_clauses, ClauseKind};
-use sqlsuite::compose::{self, quality, splice, Composition, Options, Schema, Source};
 use sqlsuite::harness;
+use sqlsuite_compose::clauses::{split_clauses, ClauseKind};
+use sqlsuite_compose::{self as compose, quality, splice, Composition, Options, Schema, Source};
 
 struct Data {
     dir: PathBuf,

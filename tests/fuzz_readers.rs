@@ -1311,7 +1311,7 @@ fn readers() -> Vec<Reader> {
                 Box::new(|path: &Path| {
                     dataset::tables::read(path).map_err(|e| e.to_string())?;
                     exact_match::load_schemas(path).map_err(|e| e.to_string())?;
-                    sqlsuite::test_suite::check_tables_json(path)
+                    sqlsuite_distill::check_tables_json(path)
                         .map(|_| ())
                         .map_err(|e| e.to_string())
                 })

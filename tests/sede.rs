@@ -9,9 +9,9 @@ use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::dataset::sede;
-use sqlsuite::reference::pcm::{self, Rules};
 use sqlsuite::report::snapshot;
 use sqlsuite::{harness, Manifest};
+use sqlsuite_reference::pcm::{self, Rules};
 
 const MANIFEST: &str = "datasets/sede.toml";
 

@@ -23,8 +23,8 @@ use std::process::ExitCode;
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::dataset::sqleval::unescape;
 use sqlsuite::harness;
-use sqlsuite::reference::pcm::{self, Category, Rules, Variant};
 use sqlsuite::report::snapshot;
+use sqlsuite_reference::pcm::{self, Category, Rules, Variant};
 
 fn sede_dir() -> PathBuf {
     harness::shared_dir().join("data/sede")

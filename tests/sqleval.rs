@@ -32,12 +32,12 @@ use sqlsuite::harness;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::sqleval::{Sqleval, SqlevalOptions};
 use sqlsuite::metric::{is_correct_code, Metric, Status};
-use sqlsuite::reference::defog::{
+use sqlsuite::registry::OpenError;
+use sqlsuite::{Evaluation, Manifest};
+use sqlsuite_reference::defog::{
     compare_with_fixes, compare_with_gold_sql, expand_gold, tables_from_reference_json, Fixes,
     Mode, Table,
 };
-use sqlsuite::registry::OpenError;
-use sqlsuite::{Evaluation, Manifest};
 
 const DIALECTS: [&str; 2] = ["sqlite", "postgres"];
 

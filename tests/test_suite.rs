@@ -38,10 +38,10 @@ use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
 use sqlsuite::registry::{self, OpenError};
-use sqlsuite::test_suite::distill::{distill_all, DistillOptions, SchemaOutcome};
-use sqlsuite::test_suite::inputs::schema_inputs;
-use sqlsuite::test_suite::report::Report;
 use sqlsuite::Manifest;
+use sqlsuite_distill::distill::{distill_all, DistillOptions, SchemaOutcome};
+use sqlsuite_distill::inputs::schema_inputs;
+use sqlsuite_distill::report::Report;
 
 const MANIFEST: &str = "datasets/spider.toml";
 /// wta_1 has no original database: its suite is random only.

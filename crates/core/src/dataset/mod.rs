@@ -1,0 +1,552 @@
+//! Dataset readers turn files into [`Item`]s and prediction sets. They know file formats and
+//! nothing about SQL semantics. A new format is one module here that defines its
+//! [`FormatEntry`] (`pub const ENTRY`), and one line in [`crate::registry::FORMATS`].
+
+#[doc(hidden)]
+pub mod classical;
+#[doc(hidden)]
+pub mod interactions;
+#[doc(hidden)]
+pub mod predictions;
+#[doc(hidden)]
+pub mod sede;
+#[doc(hidden)]
+pub mod spider;
+#[doc(hidden)]
+pub mod sql2text;
+#[doc(hidden)]
+pub mod sqleval;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Spider's `tables.json`, read as the reference evaluators read it.
+pub use sqlsuite_reference::tables;
+
+use crate::backend::{Database, Naming};
+
+/// Reads one prediction file of a dataset whose gold gave these items.
+pub type ReadPredictions =
+    fn(&PredictionInput, &Inputs, &[Item]) -> Result<Vec<String>, DatasetError>;
+
+/// What the composition root ([`crate::registry`]) knows of a gold file format. Each format
+/// module defines one as `pub const ENTRY`.
+#[derive(Clone, Copy)]
+pub struct FormatEntry {
+    /// The value of `[dataset] format` that selects it.
+    pub name: &'static str,
+    /// Its gold and prediction files are tables read by column name (`gold_column` and a
+    /// prediction set's `column` apply).
+    pub table_columns: bool,
+    /// The metric a manifest without `[metrics]` gets.
+    pub default_metric: &'static str,
+    /// Reads the gold file.
+    pub read_gold: fn(&Inputs) -> Result<Vec<Item>, DatasetError>,
+    /// Reads one prediction file, aligned with the gold's items.
+    pub read_predictions: ReadPredictions,
+    /// What one prediction is in a prediction file, for messages: `lines`, `rows`.
+    pub unit: fn(&Path) -> &'static str,
+}
+
+impl fmt::Debug for FormatEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FormatEntry")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// The files a dataset is read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inputs {
+    pub name: String,
+    pub gold: PathBuf,
+    /// For table-shaped gold files: the column holding the gold query.
+    pub gold_column: Option<String>,
+    /// Only the items of these `db_id`s (empty: all), before predictions are aligned.
+    pub subset: Vec<String>,
+    pub predictions: Vec<PredictionInput>,
+}
+
+/// One prediction file and its set's name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionInput {
+    pub name: String,
+    pub file: PathBuf,
+    /// For table-shaped prediction files: the field holding the query.
+    pub column: Option<String>,
+}
+
+/// `unit` for files with one prediction per line.
+pub fn lines(_: &Path) -> &'static str {
+    "lines"
+}
+
+/// One gold item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// Position in the gold file (0-based), the index the reference evaluators use.
+    pub index: usize,
+    pub db_id: String,
+    pub gold: String,
+    pub question: Option<String>,
+    /// Where the item comes from, for messages: `file:line` or `file#index`.
+    pub source: String,
+    /// For conversational datasets (SParC, CoSQL): the interaction and the turn in it.
+    pub turn: Option<Turn>,
+    /// The gold's Spider hardness (`easy`, `medium`, `hard`, `extra`), when the dataset has a
+    /// schema to parse it against; set by the evaluation, not by readers.
+    pub hardness: Option<&'static str>,
+    /// The dataset's own category of the question (SQL-Eval's `query_category`), if it has one.
+    pub category: Option<String>,
+    /// The values the gold was written with, where the dataset records them (the classical
+    /// datasets' `variables`).
+    pub variables: Vec<Variable>,
+    /// Text-generation datasets (SQL-to-text): every reference text, `gold` being the first;
+    /// empty elsewhere.
+    pub references: Vec<String>,
+    /// Text-generation datasets: the SQL the references describe (the model's input).
+    pub described_sql: Option<String>,
+}
+
+/// A value of the gold (a classical dataset's variable): its name and type, the example value the
+/// gold holds, and the columns (table, column) it is compared with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    pub name: String,
+    pub example: String,
+    pub kind: String,
+    pub columns: Vec<(String, String)>,
+}
+
+impl Item {
+    /// An item with what every dataset has; a reader sets the optional fields it knows
+    /// (`Item { question, ..Item::new(…) }`).
+    pub fn new(
+        index: usize,
+        db_id: impl Into<String>,
+        gold: impl Into<String>,
+        source: impl Into<String>,
+    ) -> Item {
+        Item {
+            index,
+            db_id: db_id.into(),
+            gold: gold.into(),
+            question: None,
+            source: source.into(),
+            turn: None,
+            hardness: None,
+            category: None,
+            variables: Vec::new(),
+            references: Vec::new(),
+            described_sql: None,
+        }
+    }
+}
+
+/// A turn of an interaction (both 0-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Turn {
+    pub interaction: usize,
+    pub turn: usize,
+}
+
+/// One model version's predictions, aligned with the items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionSet {
+    pub name: String,
+    pub file: PathBuf,
+    pub queries: Vec<String>,
+}
+
+/// A loaded dataset: items, prediction sets and where each item's databases are.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    pub name: String,
+    pub items: Vec<Item>,
+    pub predictions: Vec<PredictionSet>,
+    /// Per item: the databases to run on, or why there are none (the item is skipped).
+    pub databases: Vec<Result<Vec<Database>, String>>,
+}
+
+/// Errors reading dataset files; each names the file (and line where there is one).
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    // `error`, not `source`: the message says it already, a chain would say it twice.
+    #[error("cannot read {}: {error}", path.display())]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{}:{line}: {message}", path.display())]
+    Line {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{}: {message}", path.display())]
+    File { path: PathBuf, message: String },
+    #[error(
+        "prediction file {} has {predictions} {} but gold file {} has {gold} items; \
+         predictions must be aligned one per item with the gold",
+        prediction_file.display(), unit, gold_file.display()
+    )]
+    CountMismatch {
+        prediction_file: PathBuf,
+        predictions: usize,
+        /// What a prediction is in that file: `lines` or `rows`.
+        unit: &'static str,
+        gold_file: PathBuf,
+        gold: usize,
+    },
+    #[error("database pattern {pattern}: {message}")]
+    Pattern { pattern: String, message: String },
+}
+
+impl From<sqlsuite_reference::ReadError> for DatasetError {
+    fn from(e: sqlsuite_reference::ReadError) -> Self {
+        use sqlsuite_reference::ReadError;
+        match e {
+            ReadError::Io { path, error } => DatasetError::Io { path, error },
+            ReadError::Utf8 { path, line } => DatasetError::Line {
+                path,
+                line,
+                message: "invalid UTF-8".into(),
+            },
+            ReadError::Invalid { path, message } => DatasetError::File { path, message },
+        }
+    }
+}
+
+pub(crate) fn read_text(path: &Path) -> Result<String, DatasetError> {
+    let bytes = std::fs::read(path).map_err(|error| DatasetError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        DatasetError::Line {
+            path: path.to_path_buf(),
+            line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
+            message: "invalid UTF-8".into(),
+        }
+    })
+}
+
+impl Dataset {
+    /// Reads the gold and the prediction sets in `format`, and finds each item's databases as
+    /// `databases` names them (none: every item is without databases).
+    pub fn load(
+        format: &FormatEntry,
+        inputs: &Inputs,
+        databases: Option<&Naming>,
+    ) -> Result<Dataset, DatasetError> {
+        let items = subset((format.read_gold)(inputs)?, inputs)?;
+        let mut sets = Vec::new();
+        for p in &inputs.predictions {
+            let queries = (format.read_predictions)(p, inputs, &items)?;
+            if queries.len() != items.len() {
+                return Err(DatasetError::CountMismatch {
+                    prediction_file: p.file.clone(),
+                    predictions: queries.len(),
+                    unit: (format.unit)(&p.file),
+                    gold_file: inputs.gold.clone(),
+                    gold: items.len(),
+                });
+            }
+            sets.push(PredictionSet {
+                name: p.name.clone(),
+                file: p.file.clone(),
+                queries,
+            });
+        }
+        let databases = if let Some(naming) = databases {
+            let locator = DatabaseLocator::of(naming)?;
+            // Per db_id: its databases and the suite's exclusions.
+            type Resolved = Result<(Vec<Database>, Exclusions), String>;
+            let mut resolved: std::collections::HashMap<&str, Resolved> =
+                std::collections::HashMap::new();
+            items
+                .iter()
+                .map(|item| {
+                    let found = resolved.entry(item.db_id.as_str()).or_insert_with(|| {
+                        let dbs = locator.resolve(&item.db_id)?;
+                        let exclusions = locator.exclusions(&dbs)?;
+                        Ok((dbs, exclusions))
+                    });
+                    match found {
+                        Ok((dbs, exclusions)) => Ok(exclude(dbs.clone(), exclusions, &item.gold)),
+                        Err(e) => Err(e.clone()),
+                    }
+                })
+                .collect()
+        } else {
+            let none = Err("the manifest names no databases".to_owned());
+            vec![none; items.len()]
+        };
+        Ok(Dataset {
+            name: inputs.name.clone(),
+            items,
+            predictions: sets,
+            databases,
+        })
+    }
+}
+
+/// The items of `inputs.subset`'s `db_id`s (all without a subset), keeping their gold-file
+/// indexes; a subset name no item has is an error.
+pub fn subset(items: Vec<Item>, inputs: &Inputs) -> Result<Vec<Item>, DatasetError> {
+    if inputs.subset.is_empty() {
+        return Ok(items);
+    }
+    if let Some(unknown) = inputs
+        .subset
+        .iter()
+        .find(|s| !items.iter().any(|i| &i.db_id == *s))
+    {
+        let mut known: Vec<&str> = items.iter().map(|i| i.db_id.as_str()).collect();
+        known.sort_unstable();
+        known.dedup();
+        return Err(DatasetError::File {
+            path: inputs.gold.clone(),
+            message: format!(
+                "subset {unknown:?}: no item has that db_id (they are: {})",
+                known.join(", ")
+            ),
+        });
+    }
+    Ok(items
+        .into_iter()
+        .filter(|i| inputs.subset.contains(&i.db_id))
+        .collect())
+}
+
+/// The file beside a suite's databases that names, per gold, the databases that are no part of
+/// its suite: those on which its question has no natural answer, and those respelled for other
+/// golds (`spec/test_suite.md`, "Ambiguous answers", "Respelled databases").
+pub const SUITE_EXCLUSIONS: &str = "exclusions.json";
+
+/// Per gold text, the file names of the databases excluded from its suite.
+pub type Exclusions = std::collections::BTreeMap<String, Vec<String>>;
+
+/// `databases` without those `exclusions` list for `gold`.
+pub fn exclude(databases: Vec<Database>, exclusions: &Exclusions, gold: &str) -> Vec<Database> {
+    let Some(excluded) = exclusions.get(gold) else {
+        return databases;
+    };
+    let kept: Vec<Database> = databases
+        .iter()
+        .filter(|d| !excluded.iter().any(|x| *x == d.label()))
+        .cloned()
+        .collect();
+    // A suite never excludes its first database (the original); should a file say otherwise,
+    // the gold keeps them all rather than none.
+    if kept.is_empty() {
+        databases
+    } else {
+        kept
+    }
+}
+
+/// Finds an item's databases from the manifest's pattern. A pattern with glob characters
+/// (`*`, `?`, `[`) after substitution is a test suite: every matching file is one database.
+#[derive(Debug, Clone)]
+pub struct DatabaseLocator {
+    pattern: String,
+    /// The pattern names server-side databases (PostgreSQL), not files: no file checks.
+    names: bool,
+}
+
+impl DatabaseLocator {
+    /// The locator of databases a backend names so.
+    pub fn of(naming: &Naming) -> Result<DatabaseLocator, DatasetError> {
+        match naming {
+            Naming::Files(pattern) => DatabaseLocator::new(pattern),
+            Naming::Names(pattern) => Ok(DatabaseLocator::names(pattern)),
+        }
+    }
+
+    /// A locator of database files.
+    pub fn new(pattern: &str) -> Result<DatabaseLocator, DatasetError> {
+        glob::Pattern::new(&pattern.replace("{db_id}", "x")).map_err(|e| {
+            DatasetError::Pattern {
+                pattern: pattern.to_owned(),
+                message: e.to_string(),
+            }
+        })?;
+        Ok(DatabaseLocator {
+            pattern: pattern.to_owned(),
+            names: false,
+        })
+    }
+
+    /// A locator of named databases on a server (`{db_id}` substituted, nothing checked here:
+    /// a missing database is an execution error naming it).
+    pub fn names(pattern: &str) -> DatabaseLocator {
+        DatabaseLocator {
+            pattern: pattern.to_owned(),
+            names: true,
+        }
+    }
+
+    /// True if the pattern names several databases per schema.
+    pub fn is_suite(&self) -> bool {
+        !self.names && self.pattern.contains(['*', '?', '['])
+    }
+
+    /// The databases of a suite that are no part of one gold's suite, by gold (its text as in
+    /// the gold file), from the [`SUITE_EXCLUSIONS`] file beside the suite's databases (none
+    /// without that file, or for a pattern that is no suite).
+    pub fn exclusions(&self, databases: &[Database]) -> Result<Exclusions, String> {
+        let Some(dir) = databases
+            .first()
+            .filter(|_| self.is_suite())
+            .and_then(|d| d.as_file()?.parent())
+        else {
+            return Ok(Exclusions::default());
+        };
+        let path = dir.join(SUITE_EXCLUSIONS);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Exclusions::default()),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
+    }
+
+    /// The databases of `gold`'s item on `db_id`: [`DatabaseLocator::resolve`], without those
+    /// the suite excludes for that gold.
+    pub fn resolve_for(&self, db_id: &str, gold: &str) -> Result<Vec<Database>, String> {
+        let dbs = self.resolve(db_id)?;
+        let exclusions = self.exclusions(&dbs)?;
+        Ok(exclude(dbs, &exclusions, gold))
+    }
+
+    /// The databases for `db_id`, or the reason there are none.
+    pub fn resolve(&self, db_id: &str) -> Result<Vec<Database>, String> {
+        if db_id.contains(['/', '\\']) || db_id == ".." || db_id.is_empty() {
+            return Err(format!("invalid db_id {db_id:?}"));
+        }
+        let path = self.pattern.replace("{db_id}", db_id);
+        if self.names {
+            return Ok(vec![Database::Named(path)]);
+        }
+        if !self.is_suite() {
+            return if Path::new(&path).is_file() {
+                Ok(vec![Database::file(path)])
+            } else {
+                Err(format!("database file {path} not found"))
+            };
+        }
+        let escaped_id = glob::Pattern::escape(db_id);
+        let pattern = self.pattern.replace("{db_id}", &escaped_id);
+        let mut found: Vec<Database> = glob::glob(&pattern)
+            .map_err(|e| format!("bad database pattern {pattern}: {e}"))?
+            .filter_map(Result::ok)
+            .filter(|p| p.is_file())
+            .map(Database::file)
+            .collect();
+        found.sort();
+        if found.is_empty() {
+            Err(format!("no database matches {path}"))
+        } else {
+            Ok(found)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subset_keeps_its_items_and_their_indexes() {
+        let items: Vec<Item> = ["a", "b", "a", "c"]
+            .iter()
+            .enumerate()
+            .map(|(i, db)| Item::new(i, *db, format!("SELECT {i}"), "t"))
+            .collect();
+        let inputs = |subset: &[&str]| Inputs {
+            name: "d".into(),
+            gold: PathBuf::from("gold.json"),
+            gold_column: None,
+            subset: subset.iter().map(|s| s.to_string()).collect(),
+            predictions: Vec::new(),
+        };
+        let all = subset(items.clone(), &inputs(&[])).unwrap();
+        assert_eq!(all.len(), 4);
+        let a = subset(items.clone(), &inputs(&["a"])).unwrap();
+        assert_eq!(a.iter().map(|i| i.index).collect::<Vec<_>>(), vec![0, 2]);
+        let ac = subset(items.clone(), &inputs(&["c", "a"])).unwrap();
+        assert_eq!(
+            ac.iter().map(|i| i.index).collect::<Vec<_>>(),
+            vec![0, 2, 3]
+        );
+        let e = subset(items, &inputs(&["x"])).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "gold.json: subset \"x\": no item has that db_id (they are: a, b, c)"
+        );
+    }
+
+    #[test]
+    fn single_and_suite_patterns() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("a")).unwrap();
+        for f in ["a/a.sqlite", "a/a_1.sqlite", "a/a_2.sqlite", "a/notes.txt"] {
+            std::fs::write(d.join(f), b"").unwrap();
+        }
+        let single =
+            DatabaseLocator::new(&format!("{}/{{db_id}}/{{db_id}}.sqlite", d.display())).unwrap();
+        assert!(!single.is_suite());
+        assert_eq!(single.resolve("a").unwrap().len(), 1);
+        assert!(single.resolve("b").unwrap_err().contains("not found"));
+        assert!(single.resolve("../a").is_err());
+
+        let suite = DatabaseLocator::new(&format!("{}/{{db_id}}/*.sqlite", d.display())).unwrap();
+        assert!(suite.is_suite());
+        let dbs = suite.resolve("a").unwrap();
+        assert_eq!(dbs.len(), 3);
+        assert!(dbs.windows(2).all(|w| w[0] < w[1]));
+        assert!(suite
+            .resolve("b")
+            .unwrap_err()
+            .contains("no database matches"));
+    }
+
+    #[test]
+    fn a_suite_leaves_out_what_its_exclusions_name_for_a_gold() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("a");
+        std::fs::create_dir_all(&d).unwrap();
+        for f in ["a_0.sqlite", "a_1.sqlite", "a_2.sqlite"] {
+            std::fs::write(d.join(f), b"").unwrap();
+        }
+        let suite =
+            DatabaseLocator::new(&format!("{}/{{db_id}}/*.sqlite", dir.path().display())).unwrap();
+        let names = |dbs: Vec<Database>| -> Vec<String> { dbs.iter().map(|x| x.label()).collect() };
+        // No file: every database for every gold.
+        assert_eq!(suite.resolve_for("a", "SELECT 1").unwrap().len(), 3);
+        std::fs::write(
+            d.join(SUITE_EXCLUSIONS),
+            r#"{"SELECT 1": ["a_1.sqlite"], "SELECT 2": ["a_0.sqlite", "a_1.sqlite", "a_2.sqlite"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            names(suite.resolve_for("a", "SELECT 1").unwrap()),
+            ["a_0.sqlite", "a_2.sqlite"]
+        );
+        assert_eq!(suite.resolve_for("a", "SELECT 3").unwrap().len(), 3);
+        // A file that would leave a gold nothing leaves it everything.
+        assert_eq!(suite.resolve_for("a", "SELECT 2").unwrap().len(), 3);
+        // A single database is no suite: no exclusions apply.
+        let single =
+            DatabaseLocator::new(&format!("{}/{{db_id}}/a_1.sqlite", dir.path().display()))
+                .unwrap();
+        assert_eq!(single.resolve_for("a", "SELECT 1").unwrap().len(), 1);
+        // A broken file is an error that names it.
+        std::fs::write(d.join(SUITE_EXCLUSIONS), "{not json").unwrap();
+        let e = suite.resolve_for("a", "SELECT 1").unwrap_err();
+        assert!(e.contains(SUITE_EXCLUSIONS), "{e}");
+    }
+}

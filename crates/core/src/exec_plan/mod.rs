@@ -1,0 +1,163 @@
+//! The exec plan: the SQL the exec metric runs, built in one place. The metric itself, the
+//! distiller (which must judge neighbors exactly as the metric judges predictions) and the
+//! benchmark all take their queries from here.
+//!
+//! A gold is prepared as the reference prepares it (tokenized operators repaired, DISTINCT
+//! removed unless `keep_distinct`); a prediction too, after the `value` placeholder is replaced
+//! when asked. The prepared *text* is what `plug_value` and the neighbor generator read; the
+//! runnable *SQL* is that text with the current year substituted. Results are compared in order
+//! iff the prepared gold contains `order by`.
+
+mod options;
+pub mod order;
+pub mod ties;
+
+use crate::denotation::CompareOptions;
+use sqlsuite_reference::plug_value::{self, Plug};
+use sqlsuite_reference::spider_text::{fix_tokenized_operators, replace_cur_year};
+use sqlsuite_reference::sqlparse::remove_distinct;
+
+pub use options::{ExecCompat, ExecOptions, RelativeBudget};
+use order::{order_plan, OrderPlan};
+
+/// A gold as the exec metric runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GoldPlan {
+    /// Prepared as the reference prepares it.
+    pub text: String,
+    /// What runs.
+    pub sql: String,
+    /// How a prediction's result is compared with the gold's.
+    pub compare: CompareOptions,
+}
+
+/// A prediction as the exec metric runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionPlan {
+    /// Prepared as the reference prepares it.
+    pub text: String,
+    /// What runs.
+    pub sql: String,
+}
+
+/// The prediction with the gold's values plugged into its value slots (`plug_value`).
+pub struct Plugged {
+    plug: Plug,
+}
+
+impl Plugged {
+    /// Every assignment, likeliest first, as it runs.
+    pub fn candidates(&self) -> impl Iterator<Item = String> + '_ {
+        self.plug.candidates().map(|c| replace_cur_year(&c))
+    }
+
+    /// How many values the gold has …
+    pub fn gold_values(&self) -> usize {
+        self.plug.gold_values().len()
+    }
+
+    /// … and how many value slots the prediction.
+    pub fn slots(&self) -> usize {
+        self.plug.slots()
+    }
+
+    /// The number of assignments, `gold_values ^ slots` (saturating).
+    pub fn count(&self) -> u128 {
+        self.plug.count()
+    }
+}
+
+impl ExecOptions {
+    /// The plan of a gold.
+    pub fn gold_plan(&self, gold: &str) -> GoldPlan {
+        let text = self.prepare(gold);
+        GoldPlan {
+            sql: replace_cur_year(&text),
+            compare: CompareOptions {
+                order_matters: text.to_lowercase().contains("order by"),
+                float_tolerance: self.float_tolerance.unwrap_or(0.0),
+            },
+            text,
+        }
+    }
+
+    /// The plan of a prediction.
+    pub fn prediction_plan(&self, prediction: &str) -> PredictionPlan {
+        let text = if self.replace_value_placeholder {
+            self.prepare(&prediction.replace("value", "1"))
+        } else {
+            self.prepare(prediction)
+        };
+        PredictionPlan {
+            sql: replace_cur_year(&text),
+            text,
+        }
+    }
+
+    fn prepare(&self, sql: &str) -> String {
+        let fixed = if self.repair_operators {
+            fix_tokenized_operators(sql)
+        } else {
+            sql.to_owned()
+        };
+        if self.keep_distinct {
+            fixed
+        } else {
+            remove_distinct(&fixed)
+        }
+    }
+}
+
+impl GoldPlan {
+    /// How the gold orders its rows, for the tie-aware comparison (its key query).
+    pub fn order_plan(&self) -> OrderPlan {
+        order_plan(&self.sql)
+    }
+}
+
+impl PredictionPlan {
+    /// `plug_value`: this prediction with `gold`'s values in its value slots.
+    pub fn plugged(&self, gold: &GoldPlan) -> Plugged {
+        Plugged {
+            plug: plug_value::plug(&gold.text, &self.text),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_preparation_for_gold_prediction_and_candidates() {
+        let options = ExecOptions::default();
+        let gold = options.gold_plan("SELECT DISTINCT name FROM t WHERE a > = 3 ORDER BY name");
+        // DISTINCT removed as the reference removes it (its space stays).
+        assert_eq!(gold.text, "SELECT  name FROM t WHERE a >= 3 ORDER BY name");
+        assert_eq!(gold.sql, gold.text);
+        assert!(gold.compare.order_matters);
+        let p = options.prediction_plan("SELECT name FROM t WHERE a > value ORDER BY name");
+        assert_eq!(p.sql, "SELECT name FROM t WHERE a > 1 ORDER BY name");
+        let plugged = p.plugged(&gold);
+        assert_eq!((plugged.gold_values(), plugged.slots()), (1, 1));
+        // Candidates are written the way the reference writes them (lower case).
+        assert_eq!(
+            plugged.candidates().collect::<Vec<_>>(),
+            ["select name from t where a > 3 order by name"]
+        );
+        let kept = ExecOptions {
+            keep_distinct: true,
+            replace_value_placeholder: false,
+            float_tolerance: Some(0.01),
+            ..ExecOptions::default()
+        };
+        let gold = kept.gold_plan("SELECT DISTINCT x FROM t");
+        assert_eq!(gold.text, "SELECT DISTINCT x FROM t");
+        assert!(!gold.compare.order_matters);
+        assert_eq!(gold.compare.float_tolerance, 0.01);
+        assert_eq!(
+            kept.prediction_plan("SELECT value FROM t").text,
+            "SELECT value FROM t"
+        );
+    }
+}

@@ -1,0 +1,28 @@
+//! Reports consume verdicts; they never recompute one.
+//!
+//! * [`message`]: a failed trial's message (gold, prediction, reason, differing rows).
+//! * [`outcome`]: a prediction's trial outcome (passed, failed with the message, ignored).
+//! * [`summary`]: counts and accuracy overall, per reason and per database.
+//! * [`spider_table`]: the official Spider evaluator's table (per hardness, partial scores, turns).
+//! * [`snapshot`]: the insta snapshot of a prediction set and the accepted one read back.
+//! * [`jsonl`]: one machine-readable line per item and metric.
+//! * [`junit`]: JUnit XML, one test case per item.
+//! * [`gate`]: the CI gate's thresholds.
+//! * [`diff`]: two prediction sets' flipped items (`sqlsuite diff`).
+//! * [`html`]: the self-contained HTML report of a prediction set (`sqlsuite report`).
+//! * [`overview`]: the HTML report of every prediction set on one page (`sqlsuite report`).
+
+pub mod diff;
+pub mod gate;
+#[cfg(feature = "html")]
+pub mod html;
+pub mod jsonl;
+#[cfg(feature = "junit")]
+pub mod junit;
+pub mod message;
+pub mod outcome;
+#[cfg(feature = "html")]
+pub mod overview;
+pub mod snapshot;
+pub mod spider_table;
+pub mod summary;

@@ -1,0 +1,2191 @@
+//! Witness rows for a gold (`spec/test_suite.md`, "Random databases"): rows that satisfy the
+//! simple atoms of the gold's top-level conjunctive WHERE (and its `JOIN … ON` conditions)
+//! together, one row per FROM alias. Equalities between columns (`a.x = b.y`) unify cells
+//! into classes; a comparison with a constant (`=`, `!=`, `<`, `<=`, `>`, `>=`, `BETWEEN`,
+//! `LIKE`, `IN (…)`) constrains its class's value. A subquery a conjunct links to a cell
+//! (`x IN (SELECT y …)`, `x = (SELECT min(y) …)`) adds its own aliases and atoms and the join
+//! `x = y`; of `a OR b`, the conjuncts of `a` count. `NOT ( b OR … )` over simple atoms is an
+//! atom of its own, left to chance in the witness and violated (`b` held) in its near miss.
+//! Anything else (`NOT IN`, functions) is left to chance. A *near miss* is the same rows with
+//! one atom violated, so that a neighbor dropping or changing that atom answers differently.
+//!
+//! This module parses and solves; [`super::random_db`] fills the remaining columns (keys,
+//! references, the column's rules) and inserts the rows.
+//!
+//! Length: about 1,280 lines of code and 590 of unit tests: parsing a conjunction (with the
+//! subqueries it links to), solving its classes and violating one atom share the `Witness`
+//! and `Instance` types; the tests pin each on one small schema (the implied parents, in
+//! [`super::witness_refs`], are tested there).
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use rusqlite::types::Value;
+use sqlparser::ast::{
+    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
+    JoinConstraint, JoinOperator, OrderBy, OrderByKind, Query, Select, SelectItem, SetExpr,
+    Statement, TableFactor, UnaryOperator, Value as SqlValue,
+};
+use sqlparser::dialect::SQLiteDialect;
+use sqlparser::parser::Parser;
+
+use super::neighbors::AGGREGATES;
+use super::schema::SuiteSchema;
+
+/// A column of one FROM alias: (alias, column position in the alias's table).
+pub type Cell = (usize, usize);
+
+/// A comparison of a cell with a constant.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cmp {
+    Eq(Value),
+    Ne(Value),
+    Lt(Value),
+    Le(Value),
+    Gt(Value),
+    Ge(Value),
+    /// A LIKE pattern (`%`, `_`; case-insensitive for ASCII, as SQLite's).
+    Like(String),
+    NotLike(String),
+}
+
+impl Cmp {
+    /// The comparison that holds exactly where this one does not (NULL aside).
+    fn negated(&self) -> Cmp {
+        match self.clone() {
+            Cmp::Eq(v) => Cmp::Ne(v),
+            Cmp::Ne(v) => Cmp::Eq(v),
+            Cmp::Lt(v) => Cmp::Ge(v),
+            Cmp::Le(v) => Cmp::Gt(v),
+            Cmp::Gt(v) => Cmp::Le(v),
+            Cmp::Ge(v) => Cmp::Lt(v),
+            Cmp::Like(p) => Cmp::NotLike(p),
+            Cmp::NotLike(p) => Cmp::Like(p),
+        }
+    }
+
+    /// Does `v` satisfy it (SQLite's ordering: numbers before text, text bytewise)?
+    pub fn holds(&self, v: &Value) -> bool {
+        let ord = |c: &Value| compare(v, c);
+        match self {
+            Cmp::Eq(c) => ord(c) == Some(Ordering::Equal),
+            Cmp::Ne(c) => ord(c).is_some_and(|o| o != Ordering::Equal),
+            Cmp::Lt(c) => ord(c) == Some(Ordering::Less),
+            Cmp::Le(c) => ord(c).is_some_and(|o| o != Ordering::Greater),
+            Cmp::Gt(c) => ord(c) == Some(Ordering::Greater),
+            Cmp::Ge(c) => ord(c).is_some_and(|o| o != Ordering::Less),
+            Cmp::Like(p) => like(p, &text_of(v)),
+            Cmp::NotLike(p) => !matches!(v, Value::Null) && !like(p, &text_of(v)),
+        }
+    }
+}
+
+/// One atom of the conjunction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Atom {
+    /// `a.x = b.y`
+    Join(Cell, Cell),
+    /// `a.x op constant`
+    Compare(Cell, Cmp),
+    /// `NOT ( B OR … )` whose chosen branch `B` (the one [`Branches`] picks, as for any `OR`) is
+    /// a conjunction of simple atoms (these): the witness leaves it to chance (random rows
+    /// seldom meet `B`); its near miss holds `B`.
+    Not(Vec<Atom>),
+}
+
+/// What a gold's conjunction asks of a database: its FROM aliases (as table positions) and
+/// the simple atoms of its top-level conjunction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Witness {
+    pub aliases: Vec<usize>,
+    pub atoms: Vec<Atom>,
+    /// How many copies of the rows one group needs (`HAVING count(…) > N`: N + 1) …
+    pub copies: usize,
+    /// … which agree on the grouping cells …
+    pub group: Vec<Cell>,
+    /// … and differ in the counted one (`count(DISTINCT x)`).
+    pub counted: Option<Cell>,
+    /// The atoms before this index are the gold's (a near miss violates one of them); the
+    /// later ones are implied by enforced references ([`super::witness_refs`]).
+    pub gold_atoms: usize,
+    /// The aliases from this index on are parents implied by enforced references: rows that
+    /// only make a constant a child cell holds exist in the parent table.
+    pub implied_from: usize,
+    /// The gold answers one row of aggregates (`COUNT( * ) > 0`, `MIN(…)`, no GROUP BY): its
+    /// answer is much the same on every database its conjunction holds in.
+    pub aggregate: bool,
+    /// Cells an `IN` list constrains, with the list: its atom asks for the first value, and
+    /// copy `j` of a group takes the `j`-th ([`Witness::copy`]).
+    pub one_of: Vec<(Cell, Vec<Value>)>,
+    /// The `min`/`max` subqueries a cell is compared with (`x = (SELECT min(y) …)`).
+    pub extremes: Vec<Extreme>,
+    /// The aliases whose columns the gold's top-level SELECT answers (directly or as an
+    /// aggregate's argument).
+    pub selected: Vec<usize>,
+}
+
+/// The column a linked subquery answers (its cell), and for `min`/`max`, whether `max` and the
+/// range of the subquery's own atoms.
+struct Answered {
+    cell: Cell,
+    extreme: Option<(bool, Range<usize>)>,
+}
+
+/// A `min(y)` or `max(y)` subquery of a witness, `x = (SELECT min(y) …)`: the cells of `y`
+/// and `x`, the atom joining them, and the atoms of the subquery's own conjunction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extreme {
+    pub cell: Cell,
+    pub outer: Cell,
+    pub link: usize,
+    pub max: bool,
+    pub atoms: Range<usize>,
+}
+
+/// One database's rows for a [`Witness`]: per alias, per column, the class its value is
+/// taken from (columns with none are free), and what each class must satisfy. Values are
+/// decided as the generator reaches each table ([`Instance::value`]).
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub aliases: Vec<usize>,
+    /// Per alias: the class of each constrained column.
+    pub cells: Vec<HashMap<usize, usize>>,
+    /// Per class: the comparisons its value must satisfy …
+    pub checks: Vec<Vec<Cmp>>,
+    /// … the classes it must differ from (a violated join) …
+    pub apart: Vec<Vec<usize>>,
+    /// … the values it must not take (the counted cell of other copies) …
+    pub avoid: Vec<Vec<Value>>,
+    /// … and its value once decided.
+    pub values: Vec<Option<Value>>,
+    /// The classes of the grouping cells and of the counted cell ([`Witness::copies`]).
+    pub group: Vec<usize>,
+    pub counted: Option<usize>,
+    /// The aliases from this index on are implied parents ([`Witness::implied_from`]).
+    pub implied_from: usize,
+    /// A near miss's place against the witness's extremes ([`Witness::extremes`]): cells of
+    /// `x = (SELECT min(y) …)`, and how their values must compare with the witness's. One
+    /// violating an atom of the subquery has `y` go past the witness's extreme (`min`: below)
+    /// and `x` tie with it, so that a neighbor loosening that atom finds another extreme, one
+    /// no outer row holds; any other near miss has `y` tie with it, so that the gold's
+    /// extreme stays the witness's (below it, the extreme would be a row the outer
+    /// conditions reject: no answer) and a neighbor loosening the violated outer atom answers
+    /// the near miss's row too.
+    pub beyond: Vec<(Cell, Ordering)>,
+}
+
+impl Witness {
+    /// The witness of `gold` over `schema`, if the gold parses and has an alias of a known
+    /// table with at least one atom. Derived tables (`FROM (SELECT …)`) add their own aliases
+    /// and atoms.
+    pub fn parse(gold: &str, schema: &SuiteSchema) -> Option<Witness> {
+        Witness::of_branches(&gold_query(gold)?, schema, &mut Branches::default())
+    }
+
+    /// The witnesses of `gold` over `schema` through the branches of its `OR`s: the first
+    /// takes the first branch of each (as [`Witness::parse`]); each further one takes another
+    /// branch of one of the `OR`s the first met, the first branch of the others, so that every
+    /// branch has its rows in some witness (a neighbor changing an atom of the second branch
+    /// of `(A) OR (B)` answers differently only where a row satisfies `B`). At most
+    /// [`MAX_ALTERNATIVES`], the earlier `OR`s first.
+    pub fn alternatives(gold: &str, schema: &SuiteSchema) -> Vec<Witness> {
+        let Some(query) = gold_query(gold) else {
+            return Vec::new();
+        };
+        let mut first = Branches::default();
+        let Some(w) = Witness::of_branches(&query, schema, &mut first) else {
+            return Vec::new();
+        };
+        let mut out = vec![w];
+        for (i, &arity) in first.met.iter().enumerate() {
+            for b in 1..arity {
+                if out.len() >= MAX_ALTERNATIVES {
+                    return out;
+                }
+                let mut picks = vec![0; i + 1];
+                picks[i] = b;
+                let mut branches = Branches {
+                    picks,
+                    met: Vec::new(),
+                };
+                if let Some(w) = Witness::of_branches(&query, schema, &mut branches) {
+                    if !out.contains(&w) {
+                        out.push(w);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The witness of `query` taking, at each `OR`, the branch `branches` picks.
+    fn of_branches(
+        query: &Query,
+        schema: &SuiteSchema,
+        branches: &mut Branches,
+    ) -> Option<Witness> {
+        let mut w = Witness {
+            aliases: Vec::new(),
+            atoms: Vec::new(),
+            copies: 1,
+            group: Vec::new(),
+            counted: None,
+            gold_atoms: 0,
+            implied_from: 0,
+            aggregate: first_select(query).is_some_and(answers_one_row),
+            one_of: Vec::new(),
+            extremes: Vec::new(),
+            selected: Vec::new(),
+        };
+        w.collect(
+            first_select(query)?,
+            query.order_by.as_ref(),
+            schema,
+            branches,
+            0,
+            true,
+        );
+        w.gold_atoms = w.atoms.len();
+        w.implied_from = w.aliases.len();
+        super::witness_refs::close_references(&mut w, schema);
+        (!w.atoms.is_empty()).then_some(w)
+    }
+
+    /// Adds the aliases and atoms of a subquery whose one result column the enclosing query
+    /// compares with a cell (`x IN (SELECT y …)`, `x = (SELECT min(y) …)`), and returns the
+    /// cell of that column (the `y` of `min(y)`). Its own rows then satisfy its conjunction
+    /// with `y` equal to `x`: for `min`/`max` over conditions random rows seldom meet, the
+    /// witness's value is the extreme. Of `min`/`max`, also which, and the range of the
+    /// subquery's own atoms.
+    fn collect_subquery(
+        &mut self,
+        query: &Query,
+        schema: &SuiteSchema,
+        branches: &mut Branches,
+        depth: usize,
+    ) -> Option<Answered> {
+        let select = first_select(query)?;
+        let [item] = select.projection.as_slice() else {
+            return None;
+        };
+        let expr = match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => return None,
+        };
+        let extreme = extreme_argument(expr);
+        let max = extreme.is_some_and(|(_, max)| max);
+        let expr = extreme.map_or(expr, |(argument, _)| argument);
+        let atoms_from = self.atoms.len();
+        let (names, scope) = self.collect(
+            select,
+            query.order_by.as_ref(),
+            schema,
+            branches,
+            depth,
+            false,
+        );
+        let resolver = Resolver {
+            schema,
+            aliases: &self.aliases,
+            names: &names,
+            scope,
+        };
+        let cell = resolver.cell(expr)?;
+        Some(Answered {
+            cell,
+            extreme: extreme.map(|_| (max, atoms_from..self.atoms.len())),
+        })
+    }
+
+    /// Adds the aliases and atoms of one SELECT (and of its derived tables, and of the
+    /// subqueries its conjunction compares a cell with); returns its alias names and the range
+    /// of its own aliases (unqualified columns resolve there). `counts`: its `HAVING count(…)`
+    /// and `ORDER BY count(…)` shape the witness (not in a subquery).
+    fn collect(
+        &mut self,
+        select: &Select,
+        order_by: Option<&OrderBy>,
+        schema: &SuiteSchema,
+        branches: &mut Branches,
+        depth: usize,
+        counts: bool,
+    ) -> (Vec<(String, usize)>, Range<usize>) {
+        let start = self.aliases.len();
+        // Alias name (lower case) → alias position, for this SELECT.
+        let mut names: Vec<(String, usize)> = Vec::new();
+        let mut conditions: Vec<&Expr> = Vec::new();
+        let mut factors: Vec<&TableFactor> = Vec::new();
+        for twj in &select.from {
+            factors.push(&twj.relation);
+            for j in &twj.joins {
+                if let Some(JoinConstraint::On(e)) = inner_constraint(&j.join_operator) {
+                    conditions.push(e);
+                }
+                factors.push(&j.relation);
+            }
+        }
+        for f in factors {
+            match f {
+                TableFactor::Table { name, alias, .. } => {
+                    let Some(table_name) = name.0.last().and_then(|p| p.as_ident()) else {
+                        continue;
+                    };
+                    let table_name = table_name.value.to_lowercase();
+                    let Some(t) = schema
+                        .tables
+                        .iter()
+                        .position(|t| t.name.to_lowercase() == table_name)
+                    else {
+                        continue;
+                    };
+                    let alias_name = alias
+                        .as_ref()
+                        .map_or(table_name, |a| a.name.value.to_lowercase());
+                    names.push((alias_name, self.aliases.len()));
+                    self.aliases.push(t);
+                }
+                TableFactor::Derived { subquery, .. } if depth < 4 => {
+                    if let Some(inner) = first_select(subquery) {
+                        self.collect(
+                            inner,
+                            subquery.order_by.as_ref(),
+                            schema,
+                            branches,
+                            depth + 1,
+                            counts,
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        let scope = start..self.aliases.len();
+        conditions.extend(&select.selection);
+        let mut conjuncts = Vec::new();
+        for c in conditions {
+            split_and(c, Some(&mut *branches), &mut conjuncts);
+        }
+        // Conjuncts linking a cell to a subquery: the subquery's rows join the witness.
+        let mut links = Vec::new();
+        let mut plain = Vec::new();
+        for c in conjuncts {
+            match subquery_link(c) {
+                Some(link) if depth < MAX_SUBQUERY_DEPTH => links.push(link),
+                _ => plain.push(c),
+            }
+        }
+        for (outer, subquery) in links {
+            let outer = Resolver {
+                schema,
+                aliases: &self.aliases,
+                names: &names,
+                scope: scope.clone(),
+            }
+            .cell(outer);
+            if self.aliases.len() >= MAX_ALIASES {
+                break;
+            }
+            if let (
+                Some(outer),
+                Some(Answered {
+                    cell: inner,
+                    extreme,
+                }),
+            ) = (
+                outer,
+                self.collect_subquery(subquery, schema, branches, depth + 1),
+            ) {
+                self.atoms.push(Atom::Join(outer, inner));
+                if let Some((max, atoms)) = extreme {
+                    self.extremes.push(Extreme {
+                        cell: inner,
+                        outer,
+                        link: self.atoms.len() - 1,
+                        max,
+                        atoms,
+                    });
+                }
+            }
+        }
+        let resolver = Resolver {
+            schema,
+            aliases: &self.aliases,
+            names: &names,
+            scope: scope.clone(),
+        };
+        if depth == 0 {
+            for item in &select.projection {
+                if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item
+                {
+                    for (alias, _) in resolver.cells_read(e) {
+                        if !self.selected.contains(&alias) {
+                            self.selected.push(alias);
+                        }
+                    }
+                }
+            }
+        }
+        // `NOT ( b OR … )`: each branch is held in the near misses of some witness.
+        let atoms: Vec<Atom> = plain
+            .iter()
+            .flat_map(|c| match c {
+                Expr::UnaryOp {
+                    op: UnaryOperator::Not,
+                    expr,
+                } => resolver.negated(expr, Some(&mut *branches)),
+                _ => resolver.atoms(c),
+            })
+            .collect();
+        for c in &plain {
+            if let Expr::InList {
+                expr,
+                list,
+                negated: false,
+            } = c
+            {
+                let values: Vec<Value> = list.iter().filter_map(|v| resolver.constant(v)).collect();
+                let all_constants = !values.is_empty() && values.len() == list.len();
+                if let (Some(cell), true) = (resolver.cell(expr), all_constants) {
+                    self.one_of.push((cell, values));
+                }
+            }
+        }
+        // `HAVING count(…) > N`: N + 1 copies of the witness in one group.
+        let mut having = Vec::new();
+        if let Some(h) = &select.having {
+            split_and(h, None, &mut having);
+        }
+        // `ORDER BY count(…)`: a group of 3 leads the others, which seldom have as many.
+        let ranked = order_by.and_then(|o| match &o.kind {
+            OrderByKind::Expressions(keys) => keys.iter().find_map(|k| resolver.counted(&k.expr)),
+            _ => None,
+        });
+        if self.copies == 1 && counts {
+            if let Some((copies, counted)) = having
+                .iter()
+                .find_map(|h| resolver.count_at_least(h))
+                .or(ranked.map(|counted| (3, counted)))
+            {
+                self.copies = copies;
+                self.counted = counted;
+                if let GroupByExpr::Expressions(keys, _) = &select.group_by {
+                    self.group = keys.iter().filter_map(|k| resolver.cell(k)).collect();
+                }
+            }
+        }
+        self.atoms.extend(atoms);
+        (names, scope)
+    }
+
+    /// The classes and checks of this witness, with atom `violated` (if any) made false: a
+    /// comparison negated, a join's two sides kept apart.
+    pub fn instance(&self, violated: Option<usize>) -> Instance {
+        let mut cells: Vec<Cell> = Vec::new();
+        let index = |c: Cell, cells: &mut Vec<Cell>| match cells.iter().position(|&x| x == c) {
+            Some(i) => i,
+            None => {
+                cells.push(c);
+                cells.len() - 1
+            }
+        };
+        // Union-find over cells.
+        let mut parent: Vec<usize> = Vec::new();
+        fn find(parent: &mut [usize], i: usize) -> usize {
+            let mut r = i;
+            while parent[r] != r {
+                r = parent[r];
+            }
+            parent[i] = r;
+            r
+        }
+        let ensure = |parent: &mut Vec<usize>, n: usize| {
+            while parent.len() < n {
+                parent.push(parent.len());
+            }
+        };
+        // The atoms the rows are built to: each with whether it is the violated one. A `NOT`
+        // group counts only where violated, as its branch's atoms held.
+        // A near miss violating an atom of a `min`/`max` subquery leaves `x` apart from `y`
+        // too ([`Instance::beyond`]).
+        let unlinked: Vec<usize> = self
+            .extremes
+            .iter()
+            .filter(|x| violated.is_some_and(|v| x.atoms.contains(&v)))
+            .map(|x| x.link)
+            .collect();
+        let mut effective: Vec<(&Atom, bool)> = Vec::new();
+        for (i, atom) in self.atoms.iter().enumerate() {
+            match atom {
+                _ if unlinked.contains(&i) => {}
+                Atom::Not(held) if Some(i) == violated => {
+                    effective.extend(held.iter().map(|a| (a, false)));
+                }
+                Atom::Not(_) => {}
+                _ => effective.push((atom, Some(i) == violated)),
+            }
+        }
+        for &(atom, violated) in &effective {
+            match atom {
+                Atom::Join(a, b) => {
+                    let (a, b) = (index(*a, &mut cells), index(*b, &mut cells));
+                    ensure(&mut parent, cells.len());
+                    if !violated {
+                        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+                        parent[ra] = rb;
+                    }
+                }
+                Atom::Compare(a, _) => {
+                    index(*a, &mut cells);
+                    ensure(&mut parent, cells.len());
+                }
+                Atom::Not(_) => {}
+            }
+        }
+        // The cells of an unlinked `x = (SELECT min(y) …)`, each in a class of its own.
+        for atom in unlinked.iter().map(|&l| &self.atoms[l]) {
+            if let Atom::Join(a, b) = atom {
+                index(*a, &mut cells);
+                index(*b, &mut cells);
+                ensure(&mut parent, cells.len());
+            }
+        }
+        for &c in self.group.iter().chain(&self.counted) {
+            index(c, &mut cells);
+            ensure(&mut parent, cells.len());
+        }
+        // Classes numbered by their root.
+        let mut class_of_root: HashMap<usize, usize> = HashMap::new();
+        let mut class = |parent: &mut Vec<usize>, i: usize| {
+            let r = find(parent, i);
+            let n = class_of_root.len();
+            *class_of_root.entry(r).or_insert(n)
+        };
+        let mut instance = Instance {
+            aliases: self.aliases.clone(),
+            cells: vec![HashMap::new(); self.aliases.len()],
+            checks: Vec::new(),
+            apart: Vec::new(),
+            avoid: Vec::new(),
+            values: Vec::new(),
+            group: Vec::new(),
+            counted: None,
+            implied_from: self.implied_from,
+            beyond: Vec::new(),
+        };
+        if let Some(v) = violated {
+            instance.beyond = self
+                .extremes
+                .iter()
+                .flat_map(|x| match (x.atoms.contains(&v), x.max) {
+                    (false, _) => vec![(x.cell, Ordering::Equal)],
+                    (true, false) => vec![(x.cell, Ordering::Less), (x.outer, Ordering::Equal)],
+                    (true, true) => vec![(x.cell, Ordering::Greater), (x.outer, Ordering::Equal)],
+                })
+                .collect();
+        }
+        for (i, &(alias, column)) in cells.iter().enumerate() {
+            let c = class(&mut parent, i);
+            instance.cells[alias].insert(column, c);
+        }
+        let n = class_of_root.len();
+        instance.checks = vec![Vec::new(); n];
+        instance.apart = vec![Vec::new(); n];
+        instance.values = vec![None; n];
+        instance.avoid = vec![Vec::new(); n];
+        instance.group = self
+            .group
+            .iter()
+            .map(|&(a, k)| instance.cells[a][&k])
+            .collect();
+        instance.counted = self.counted.map(|(a, k)| instance.cells[a][&k]);
+        for &(atom, violated) in &effective {
+            match atom {
+                Atom::Compare((alias, column), cmp) => {
+                    let c = instance.cells[*alias][column];
+                    instance.checks[c].push(if violated { cmp.negated() } else { cmp.clone() });
+                }
+                Atom::Join((a, x), (b, y)) if violated => {
+                    let (ca, cb) = (instance.cells[*a][x], instance.cells[*b][y]);
+                    if ca != cb {
+                        instance.apart[ca].push(cb);
+                        instance.apart[cb].push(ca);
+                    }
+                }
+                Atom::Join(..) | Atom::Not(_) => {}
+            }
+        }
+        instance
+    }
+
+    /// Copy `j` of the witness's group (`HAVING count(…) > N`), from its instance `base`: a
+    /// cell an `IN` list constrains takes the list's `j`-th value (in turn), so that the
+    /// copies' counted values can differ (`KEYPHRASENAME IN ( "Decision Feedback" ,
+    /// "Multiuser Receiver" ) … HAVING COUNT( DISTINCT KEYPHRASENAME ) > 1`: one paper with
+    /// both key phrases).
+    pub fn copy(&self, base: &Instance, j: usize) -> Instance {
+        let mut inst = base.clone();
+        for ((alias, column), list) in &self.one_of {
+            // A grouping cell keeps the first copy's value.
+            let Some(&c) = inst.cells.get(*alias).and_then(|m| m.get(column)) else {
+                continue;
+            };
+            if inst.group.contains(&c) {
+                continue;
+            }
+            let first = Cmp::Eq(list[0].clone());
+            if let Some(k) = inst.checks[c].iter_mut().find(|k| **k == first) {
+                *k = Cmp::Eq(list[j % list.len()].clone());
+            }
+        }
+        inst
+    }
+}
+
+impl Witness {
+    /// For the near miss violating atom `violated`, the aliases that need rows of their own
+    /// (`spec/test_suite.md`, "The near-miss sweep"): those on a shortest path of unviolated
+    /// joins from an alias the atom reads to the alias that answers for the atom's block (the
+    /// gold's selected aliases; a `min`/`max` subquery's argument for the subquery's atoms),
+    /// and the implied parents joined to them. The other aliases may take the witness's rows:
+    /// the near miss then differs from the witness only where a neighbor loosening the atom
+    /// answers it too. `None` where no such path exists (every alias then has a row of its
+    /// own).
+    pub fn fresh_aliases(&self, violated: usize, schema: &SuiteSchema) -> Option<Vec<bool>> {
+        let n = self.aliases.len();
+        let within = self.extremes.iter().find(|x| x.atoms.contains(&violated));
+        let anchors: Vec<usize> = match within {
+            Some(x) => vec![x.cell.0],
+            None => self.selected.clone(),
+        };
+        let sources: Vec<usize> = match self.atoms.get(violated)? {
+            Atom::Compare((a, _), _) => vec![*a],
+            Atom::Join((a, _), (b, _)) => vec![*a, *b],
+            Atom::Not(held) => held
+                .iter()
+                .flat_map(|h| match h {
+                    Atom::Compare((a, _), _) => vec![*a],
+                    Atom::Join((a, _), (b, _)) => vec![*a, *b],
+                    Atom::Not(_) => Vec::new(),
+                })
+                .collect(),
+        };
+        let unlinked = within.map(|x| x.link);
+        let mut adjacent: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, atom) in self.atoms.iter().enumerate() {
+            if let Atom::Join((a, _), (b, _)) = atom {
+                if i != violated && Some(i) != unlinked && a != b {
+                    adjacent[*a].push(*b);
+                    adjacent[*b].push(*a);
+                }
+            }
+        }
+        // Breadth first from the anchors; the nearest source walks back to them.
+        let mut before: Vec<Option<usize>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut queue = std::collections::VecDeque::new();
+        for &a in anchors.iter().filter(|&&a| a < n) {
+            seen[a] = true;
+            queue.push_back(a);
+        }
+        while let Some(a) = queue.pop_front() {
+            if sources.contains(&a) {
+                let mut on_path = vec![false; n];
+                let mut at = Some(a);
+                while let Some(x) = at {
+                    on_path[x] = true;
+                    at = before[x];
+                }
+                // A join class the path runs through is the near miss's own: every alias
+                // with a cell in it has a row of its own, or the near miss's rows would join
+                // the witness's there (`FLIGHT.TO_AIRPORT` joins two `AIRPORT_SERVICE`s).
+                let classes = self.join_classes(violated, unlinked);
+                let mut fresh = on_path.clone();
+                for class in &classes {
+                    let mut on: Vec<usize> =
+                        class.iter().map(|c| c.0).filter(|&x| on_path[x]).collect();
+                    on.sort_unstable();
+                    on.dedup();
+                    if on.len() >= 2 {
+                        for c in class {
+                            fresh[c.0] = true;
+                        }
+                    }
+                }
+                // A class holding a unique column of a row of the near miss's own is its own
+                // too: the witness's value there would be taken.
+                let unique = |(a, k): Cell| {
+                    schema.tables.get(self.aliases[a]).is_some_and(|t| {
+                        t.primary_key == [k]
+                            || t.columns.get(k).is_some_and(|c| c.rules.is_unique())
+                    })
+                };
+                loop {
+                    let mut grew = false;
+                    for class in &classes {
+                        if class.iter().any(|&c| fresh[c.0] && unique(c)) {
+                            for c in class {
+                                grew |= !fresh[c.0];
+                                fresh[c.0] = true;
+                            }
+                        }
+                    }
+                    if !grew {
+                        break;
+                    }
+                }
+                for p in self.implied_from..n {
+                    if adjacent[p].iter().any(|&c| fresh[c]) {
+                        fresh[p] = true;
+                    }
+                }
+                return Some(fresh);
+            }
+            for &b in &adjacent[a] {
+                if !seen[b] {
+                    seen[b] = true;
+                    before[b] = Some(a);
+                    queue.push_back(b);
+                }
+            }
+        }
+        None
+    }
+}
+
+impl Witness {
+    /// The classes of cells the joins make equal, all but atom `violated` and the link
+    /// `unlinked`.
+    fn join_classes(&self, violated: usize, unlinked: Option<usize>) -> Vec<Vec<Cell>> {
+        let mut classes: Vec<Vec<Cell>> = Vec::new();
+        for (i, atom) in self.atoms.iter().enumerate() {
+            let Atom::Join(a, b) = atom else { continue };
+            if i == violated || Some(i) == unlinked {
+                continue;
+            }
+            let ia = classes.iter().position(|c| c.contains(a));
+            let ib = classes.iter().position(|c| c.contains(b));
+            match (ia, ib) {
+                (Some(x), Some(y)) if x != y => {
+                    let moved = classes.remove(x.max(y));
+                    classes[x.min(y)].extend(moved);
+                }
+                (Some(_), Some(_)) => {}
+                (Some(x), None) => classes[x].push(*b),
+                (None, Some(y)) => classes[y].push(*a),
+                (None, None) => classes.push(vec![*a, *b]),
+            }
+        }
+        classes
+    }
+}
+
+impl Instance {
+    /// Does `v` fit class `c`: every check holds and it differs from the classes it must?
+    pub fn fits(&self, c: usize, v: &Value) -> bool {
+        self.checks[c].iter().all(|k| k.holds(v))
+            && !self.avoid[c]
+                .iter()
+                .any(|a| compare(v, a) == Some(Ordering::Equal))
+            && self.apart[c].iter().all(|&o| {
+                self.values[o]
+                    .as_ref()
+                    .is_none_or(|w| compare(v, w) != Some(Ordering::Equal))
+            })
+    }
+
+    /// The constant class `c` must equal, if any.
+    pub fn fixed(&self, c: usize) -> Option<&Value> {
+        self.checks[c].iter().find_map(|k| match k {
+            Cmp::Eq(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// For a class whose equality with a constant is the violated atom (a near miss), a value
+    /// just beside that constant: text with a letter added after or before it or in another
+    /// case, a number one off. Such a row tells the gold from neighbors that loosen the
+    /// equality (`LIKE 'x%'`, `>=`), which a random other value seldom does.
+    pub fn beside(&self, c: usize, rng: &mut fastrand::Rng) -> Option<Value> {
+        let x = self.unequal_to(c)?;
+        let (kind, up) = match x {
+            Value::Text(_) => {
+                const DRAWN: [Beside; 4] = [
+                    Beside::LetterAfter,
+                    Beside::WordBefore,
+                    Beside::OtherCase,
+                    Beside::WordAfter,
+                ];
+                (DRAWN[rng.u32(..4) as usize], true)
+            }
+            Value::Integer(_) | Value::Real(_) => (Beside::LetterAfter, rng.bool()),
+            _ => return None,
+        };
+        let v = value_beside(x, kind, up, rng)?;
+        self.fits(c, &v).then_some(v)
+    }
+
+    /// [`Instance::beside`] for a database of the sweep, whose rounds take each kind of value
+    /// in turn: text with a letter added after it (above it, and matching `LIKE 'c%'`), with
+    /// its last letter dropped (below it), in another case (equal to `LIKE`), with a word
+    /// before it (matching `LIKE '%c%'` only) and after it; a number one above, one below.
+    pub fn beside_in_turn(&self, c: usize, round: usize, rng: &mut fastrand::Rng) -> Option<Value> {
+        const IN_TURN: [Beside; 5] = [
+            Beside::LetterAfter,
+            Beside::LastDropped,
+            Beside::OtherCase,
+            Beside::WordBefore,
+            Beside::WordAfter,
+        ];
+        let x = self.unequal_to(c)?;
+        let v = value_beside(x, IN_TURN[round % 5], round.is_multiple_of(2), rng)?;
+        self.fits(c, &v).then_some(v)
+    }
+
+    /// The constant class `c` must differ from (a violated equality), if any.
+    fn unequal_to(&self, c: usize) -> Option<&Value> {
+        self.checks[c].iter().find_map(|k| match k {
+            Cmp::Ne(x) => Some(x),
+            _ => None,
+        })
+    }
+
+    /// For a class with an inclusive bound (`<=`, `>=`, an end of a `BETWEEN`, or a strict
+    /// bound's negation in a near miss), a value exactly on one of its bounds. Such a row tells
+    /// the gold from neighbors that make the bound strict (`<` for `<=`), which a value drawn
+    /// or built inside the range (`construct`'s, up to two steps in) is less often.
+    pub fn on_bound(&self, c: usize, rng: &mut fastrand::Rng) -> Option<Value> {
+        let bounds = self.checks[c].iter().filter_map(|k| match k {
+            Cmp::Le(x) | Cmp::Ge(x) => Some(x.clone()),
+            _ => None,
+        });
+        self.one_fitting(c, bounds.collect(), rng)
+    }
+
+    /// For a class with a strict bound (`<`, `>`, or an inclusive bound's negation in a near
+    /// miss), the value just inside it, one step from the bound. Such a row tells the gold
+    /// from neighbors that move the bound by one (`<= 1700` from `<= 1701` for a near miss at
+    /// 1701), which a value drawn further in seldom does.
+    pub fn past_bound(&self, c: usize, rng: &mut fastrand::Rng) -> Option<Value> {
+        let inside = self.checks[c].iter().filter_map(|k| match k {
+            Cmp::Gt(x) => Some(step(x, 1)),
+            Cmp::Lt(x) => Some(step(x, -1)),
+            _ => None,
+        });
+        self.one_fitting(c, inside.collect(), rng)
+    }
+
+    /// One of `candidates` drawn at random (none drawn when there are none), if it fits
+    /// class `c`.
+    fn one_fitting(
+        &self,
+        c: usize,
+        mut candidates: Vec<Value>,
+        rng: &mut fastrand::Rng,
+    ) -> Option<Value> {
+        if candidates.is_empty() {
+            return None;
+        }
+        let v = candidates.swap_remove(rng.usize(..candidates.len()));
+        self.fits(c, &v).then_some(v)
+    }
+
+    /// A value built from the checks of class `c` when no natural one fits: just past each
+    /// bound, a LIKE pattern with its wildcards filled, `like` a number (or text) `template`.
+    pub fn construct(&self, c: usize, template: &Value, rng: &mut fastrand::Rng) -> Value {
+        if let Some(v) = self.fixed(c) {
+            return v.clone();
+        }
+        let mut v = template.clone();
+        for _ in 0..4 {
+            for k in &self.checks[c] {
+                if k.holds(&v) {
+                    continue;
+                }
+                v = match k {
+                    Cmp::Eq(x) => x.clone(),
+                    Cmp::Ne(x) => step(x, 1 + rng.i64(0..3)),
+                    Cmp::Gt(x) => step(x, 1 + rng.i64(0..3)),
+                    Cmp::Ge(x) => step(x, rng.i64(0..3)),
+                    Cmp::Lt(x) => step(x, -1 - rng.i64(0..3)),
+                    Cmp::Le(x) => step(x, -rng.i64(0..3)),
+                    Cmp::Like(p) => Value::Text(
+                        p.chars()
+                            .filter(|&ch| ch != '%')
+                            .map(|ch| if ch == '_' { 'a' } else { ch })
+                            .collect(),
+                    ),
+                    Cmp::NotLike(p) => Value::Text(format!("{}q", p.replace(['%', '_'], ""))),
+                };
+            }
+            if self.fits(c, &v) {
+                break;
+            }
+        }
+        v
+    }
+}
+
+/// Which value beside a text constant [`value_beside`] takes.
+#[derive(Clone, Copy)]
+enum Beside {
+    /// A letter added after it: above it, matching `LIKE 'c%'`.
+    LetterAfter,
+    /// Its last letter dropped (below it); in another case where it has one letter.
+    LastDropped,
+    /// In another case: equal to it under `LIKE`.
+    OtherCase,
+    /// A word before it: matching `LIKE '%c%'` only.
+    WordBefore,
+    /// A word after it.
+    WordAfter,
+}
+
+/// A value beside the constant `x`: for text, of kind `kind` (a random letter where it adds
+/// one); for a number, one above (`up`) or one below. None for other values.
+fn value_beside(x: &Value, kind: Beside, up: bool, rng: &mut fastrand::Rng) -> Option<Value> {
+    let letter = |rng: &mut fastrand::Rng, first: u8| char::from(first + rng.u8(..26));
+    Some(match x {
+        Value::Text(s) => match kind {
+            Beside::LetterAfter => Value::Text(format!("{s}{}", letter(rng, b'a'))),
+            Beside::LastDropped if s.chars().count() > 1 => step(x, -1),
+            Beside::LastDropped | Beside::OtherCase if s.to_lowercase() != *s => {
+                Value::Text(s.to_lowercase())
+            }
+            Beside::LastDropped | Beside::OtherCase => Value::Text(s.to_uppercase()),
+            Beside::WordBefore => Value::Text(format!("{} {s}", letter(rng, b'A'))),
+            Beside::WordAfter => Value::Text(format!("{s} {}", letter(rng, b'A'))),
+        },
+        Value::Integer(_) | Value::Real(_) => step(x, if up { 1 } else { -1 }),
+        _ => return None,
+    })
+}
+
+/// `x` moved by `by` steps: integers by 1, reals by 0.5, text by appending or dropping a
+/// character (just after or before it in SQLite's text order).
+fn step(x: &Value, by: i64) -> Value {
+    match x {
+        Value::Integer(n) => Value::Integer(n.saturating_add(by)),
+        Value::Real(r) => Value::Real(r + by as f64 * 0.5),
+        Value::Text(s) if by > 0 => Value::Text(format!("{s}{}", "a".repeat(by as usize))),
+        Value::Text(s) if by < 0 => {
+            let mut s = s.clone();
+            if s.pop().is_none() {
+                return Value::Integer(0);
+            }
+            Value::Text(s)
+        }
+        other => other.clone(),
+    }
+}
+
+/// Groups above this many rows are not aimed at: one more than the largest count threshold
+/// a database is sized for ([`super::random_db::MAX_THRESHOLD`]). A database holds more than
+/// [`SMALL_GROUP`] copies only where its tables are sized for them.
+const MAX_COPIES: usize = 201;
+
+/// Copies every database may hold (tables of at most 20 random rows).
+pub const SMALL_GROUP: usize = 25;
+
+/// `gold` parsed, if it is one query SQLite's dialect reads.
+fn gold_query(gold: &str) -> Option<Query> {
+    match Parser::parse_sql(&SQLiteDialect {}, gold)
+        .ok()?
+        .into_iter()
+        .next()
+    {
+        Some(Statement::Query(q)) => Some(*q),
+        _ => None,
+    }
+}
+
+/// The first SELECT of a query (of a set operation, its left-most one).
+fn first_select(query: &Query) -> Option<&Select> {
+    let mut body = query.body.as_ref();
+    loop {
+        match body {
+            SetExpr::Select(s) => return Some(s),
+            SetExpr::SetOperation { left, .. } => body = left,
+            SetExpr::Query(q) => body = q.body.as_ref(),
+            _ => return None,
+        }
+    }
+}
+
+fn inner_constraint(op: &JoinOperator) -> Option<&JoinConstraint> {
+    match op {
+        JoinOperator::Join(c) | JoinOperator::Inner(c) | JoinOperator::CrossJoin(c) => Some(c),
+        // An outer join's ON does not filter the preserved side; satisfying it does no harm.
+        JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => Some(c),
+        _ => None,
+    }
+}
+
+/// The conjuncts of `e`; with `branches`, of `A OR B OR …` the conjuncts of the branch it
+/// picks (rows satisfying them satisfy the disjunction), otherwise the disjunction whole.
+fn split_and<'a>(e: &'a Expr, mut branches: Option<&mut Branches>, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            split_and(left, branches.as_deref_mut(), out);
+            split_and(right, branches, out);
+        }
+        Expr::BinaryOp {
+            op: BinaryOperator::Or,
+            ..
+        } => match branches {
+            Some(b) => {
+                let mut disjuncts = Vec::new();
+                split_or(e, &mut disjuncts);
+                let chosen = disjuncts[b.pick(disjuncts.len())];
+                split_and(chosen, Some(b), out);
+            }
+            None => out.push(e),
+        },
+        Expr::Nested(inner) => split_and(inner, branches, out),
+        other => out.push(other),
+    }
+}
+
+/// The branches of `A OR B OR …`, parentheses removed.
+fn split_or<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Or,
+            right,
+        } => {
+            split_or(left, out);
+            split_or(right, out);
+        }
+        Expr::Nested(inner) => split_or(inner, out),
+        other => out.push(other),
+    }
+}
+
+/// Which branch a witness takes at each `OR` of its conjunction, in the order the parse meets
+/// them: the `i`-th takes branch `picks[i]` (the first when `picks` says nothing); `met`
+/// records how many branches each had.
+#[derive(Debug, Default)]
+struct Branches {
+    picks: Vec<usize>,
+    met: Vec<usize>,
+}
+
+impl Branches {
+    /// The branch the next `OR`, of `arity` branches, takes.
+    fn pick(&mut self, arity: usize) -> usize {
+        let i = self.met.len();
+        self.met.push(arity);
+        self.picks.get(i).copied().unwrap_or(0) % arity.max(1)
+    }
+}
+
+/// `x IN (SELECT y …)`, or `x = (SELECT y …)` with `y` a column or its `min`/`max`: the
+/// compared expression and the subquery.
+fn subquery_link(e: &Expr) -> Option<(&Expr, &Query)> {
+    fn scalar(e: &Expr) -> Option<&Query> {
+        let mut e = e;
+        while let Expr::Nested(inner) = e {
+            e = inner;
+        }
+        let Expr::Subquery(q) = e else {
+            return None;
+        };
+        let select = first_select(q)?;
+        match select.projection.as_slice() {
+            [SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. }]
+                if extreme_argument(x).is_some()
+                    || matches!(x, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) =>
+            {
+                Some(q)
+            }
+            _ => None,
+        }
+    }
+    match e {
+        Expr::InSubquery {
+            expr,
+            subquery,
+            negated: false,
+        } => Some((expr, subquery)),
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq,
+            right,
+        } => match (scalar(left), scalar(right)) {
+            (None, Some(q)) => Some((left, q)),
+            (Some(q), None) => Some((right, q)),
+            _ => None,
+        },
+        Expr::Nested(inner) => subquery_link(inner),
+        _ => None,
+    }
+}
+
+/// The argument of `min(x)` or `max(x)`, and whether it is a `max`.
+fn extreme_argument(e: &Expr) -> Option<(&Expr, bool)> {
+    let Expr::Function(f) = e else {
+        return None;
+    };
+    let name = f.name.to_string();
+    let max = name.eq_ignore_ascii_case("max");
+    if !(max || name.eq_ignore_ascii_case("min")) {
+        return None;
+    }
+    match &f.args {
+        FunctionArguments::List(list) => match list.args.as_slice() {
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] => Some((x, max)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// True if `select` answers one row of aggregates: no GROUP BY, and every column an
+/// aggregate or an expression over one (`COUNT( * ) > 0`).
+fn answers_one_row(select: &Select) -> bool {
+    fn over_aggregate(e: &Expr) -> bool {
+        match e {
+            Expr::Function(f) => AGGREGATES
+                .iter()
+                .any(|a| f.name.to_string().eq_ignore_ascii_case(a)),
+            Expr::BinaryOp { left, right, .. } => over_aggregate(left) || over_aggregate(right),
+            Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => over_aggregate(inner),
+            _ => false,
+        }
+    }
+    let grouped = match &select.group_by {
+        GroupByExpr::Expressions(keys, _) => !keys.is_empty(),
+        GroupByExpr::All(_) => true,
+    };
+    !grouped
+        && !select.projection.is_empty()
+        && select.projection.iter().all(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                over_aggregate(e)
+            }
+            _ => false,
+        })
+}
+
+/// Subqueries nested deeper than this are left to chance (ATIS nests six).
+const MAX_SUBQUERY_DEPTH: usize = 8;
+
+/// A witness grows no further than this many aliases.
+const MAX_ALIASES: usize = 48;
+
+/// At most this many witnesses of one gold through the branches of its `OR`s
+/// ([`Witness::alternatives`]).
+const MAX_ALTERNATIVES: usize = 8;
+
+struct Resolver<'a> {
+    schema: &'a SuiteSchema,
+    aliases: &'a [usize],
+    names: &'a [(String, usize)],
+    /// The aliases an unqualified column may belong to (the SELECT's own).
+    scope: Range<usize>,
+}
+
+/// An operand: a cell, or a constant.
+enum Operand {
+    Cell(Cell),
+    Constant(Value),
+}
+
+impl Resolver<'_> {
+    fn column(&self, alias: usize, name: &str) -> Option<Cell> {
+        let table = &self.schema.tables[self.aliases[alias]];
+        let k = table
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))?;
+        Some((alias, k))
+    }
+
+    fn operand(&self, e: &Expr) -> Option<Operand> {
+        match e {
+            Expr::Nested(inner) => self.operand(inner),
+            Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
+                let alias = parts[parts.len() - 2].value.to_lowercase();
+                let &(_, a) = self.names.iter().find(|(n, _)| *n == alias)?;
+                self.column(a, &parts[parts.len() - 1].value)
+                    .map(Operand::Cell)
+            }
+            Expr::Identifier(id) => {
+                let cell = self.scope.clone().find_map(|a| self.column(a, &id.value));
+                match (cell, id.quote_style) {
+                    (Some(c), _) => Some(Operand::Cell(c)),
+                    // SQLite reads a double-quoted name that is no column as a string.
+                    (None, Some('"')) => Some(Operand::Constant(Value::Text(id.value.clone()))),
+                    _ => None,
+                }
+            }
+            Expr::Value(v) => constant(&v.value).map(Operand::Constant),
+            Expr::UnaryOp {
+                op: UnaryOperator::Minus,
+                expr,
+            } => match self.operand(expr)? {
+                Operand::Constant(Value::Integer(n)) => Some(Operand::Constant(Value::Integer(-n))),
+                Operand::Constant(Value::Real(x)) => Some(Operand::Constant(Value::Real(-x))),
+                _ => None,
+            },
+            // Constant arithmetic (`NUMBER < 400 + 100`), folded as SQLite computes it.
+            Expr::BinaryOp { left, op, right } => {
+                let (Operand::Constant(l), Operand::Constant(r)) =
+                    (self.operand(left)?, self.operand(right)?)
+                else {
+                    return None;
+                };
+                fold(&l, op, &r).map(Operand::Constant)
+            }
+            _ => None,
+        }
+    }
+
+    fn cell(&self, e: &Expr) -> Option<Cell> {
+        match self.operand(e)? {
+            Operand::Cell(c) => Some(c),
+            Operand::Constant(_) => None,
+        }
+    }
+
+    /// The cells `e` reads: itself, or the arguments of the function it calls.
+    fn cells_read(&self, e: &Expr) -> Vec<Cell> {
+        match e {
+            Expr::Nested(inner) => self.cells_read(inner),
+            Expr::Function(f) => match &f.args {
+                FunctionArguments::List(list) => list
+                    .args
+                    .iter()
+                    .filter_map(|a| match a {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x),
+                        _ => None,
+                    })
+                    .flat_map(|x| self.cells_read(x))
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => self.cell(e).into_iter().collect(),
+        }
+    }
+
+    fn constant(&self, e: &Expr) -> Option<Value> {
+        match self.operand(e)? {
+            Operand::Constant(v) => Some(v),
+            Operand::Cell(_) => None,
+        }
+    }
+
+    /// `count(…) > N` (or `>= N`, `N < count(…)`) with a small N: how many rows a group
+    /// needs, and the counted cell when there is one.
+    fn count_at_least(&self, e: &Expr) -> Option<(usize, Option<Cell>)> {
+        let Expr::BinaryOp { left, op, right } = e else {
+            return None;
+        };
+        let (f, n, op) = match (left.as_ref(), right.as_ref()) {
+            (Expr::Function(f), other) => (f, other, op.clone()),
+            (other, Expr::Function(f)) => (
+                f,
+                other,
+                match op {
+                    BinaryOperator::Lt => BinaryOperator::Gt,
+                    BinaryOperator::LtEq => BinaryOperator::GtEq,
+                    other => other.clone(),
+                },
+            ),
+            _ => return None,
+        };
+        let counted = self.counted(&Expr::Function(f.clone()))?;
+        let Some(Value::Integer(n)) = self.constant(n) else {
+            return None;
+        };
+        let copies = match op {
+            BinaryOperator::Gt => n + 1,
+            BinaryOperator::GtEq | BinaryOperator::Eq => n,
+            _ => return None,
+        };
+        if !(2..=MAX_COPIES as i64).contains(&copies) {
+            return None;
+        }
+        Some((copies as usize, counted))
+    }
+
+    /// `count(…)`: `Some` with the counted cell, if it names one.
+    fn counted(&self, e: &Expr) -> Option<Option<Cell>> {
+        let Expr::Function(f) = e else {
+            return None;
+        };
+        if !f.name.to_string().eq_ignore_ascii_case("count") {
+            return None;
+        }
+        Some(match &f.args {
+            FunctionArguments::List(list) => list.args.first().and_then(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => self.cell(e),
+                _ => None,
+            }),
+            _ => None,
+        })
+    }
+
+    /// The atoms one conjunct gives (none when it is not simple).
+    fn atoms(&self, e: &Expr) -> Vec<Atom> {
+        let compare = |c: Cell, k: Cmp| vec![Atom::Compare(c, k)];
+        match e {
+            Expr::BinaryOp { left, op, right } => {
+                let (l, r) = match (self.operand(left), self.operand(right)) {
+                    (Some(l), Some(r)) => (l, r),
+                    _ => return Vec::new(),
+                };
+                match (l, r) {
+                    (Operand::Cell(a), Operand::Cell(b)) if *op == BinaryOperator::Eq => {
+                        vec![Atom::Join(a, b)]
+                    }
+                    (Operand::Cell(a), Operand::Constant(v)) => {
+                        cmp(op, v, false).map_or(Vec::new(), |k| compare(a, k))
+                    }
+                    (Operand::Constant(v), Operand::Cell(a)) => {
+                        cmp(op, v, true).map_or(Vec::new(), |k| compare(a, k))
+                    }
+                    _ => Vec::new(),
+                }
+            }
+            Expr::Between {
+                expr,
+                negated: false,
+                low,
+                high,
+            } => match (self.cell(expr), self.constant(low), self.constant(high)) {
+                (Some(c), Some(lo), Some(hi)) => {
+                    vec![Atom::Compare(c, Cmp::Ge(lo)), Atom::Compare(c, Cmp::Le(hi))]
+                }
+                _ => Vec::new(),
+            },
+            Expr::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char: None,
+                any: false,
+            } => match (self.cell(expr), self.constant(pattern)) {
+                (Some(c), Some(Value::Text(p))) if *negated => compare(c, Cmp::NotLike(p)),
+                (Some(c), Some(Value::Text(p))) => compare(c, Cmp::Like(p)),
+                _ => Vec::new(),
+            },
+            Expr::InList {
+                expr,
+                list,
+                negated: false,
+            } => match (self.cell(expr), list.first().and_then(|v| self.constant(v))) {
+                (Some(c), Some(v)) => compare(c, Cmp::Eq(v)),
+                _ => Vec::new(),
+            },
+            Expr::Nested(inner) => self.atoms(inner),
+            Expr::UnaryOp {
+                op: UnaryOperator::Not,
+                expr,
+            } => self.negated(expr, None),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The atom of `NOT e`: of `e = b OR …`, the branch `branches` picks (the first without),
+    /// whose conjuncts must all be simple, or holding it is not sure.
+    fn negated(&self, e: &Expr, branches: Option<&mut Branches>) -> Vec<Atom> {
+        let mut disjuncts = Vec::new();
+        split_or(e, &mut disjuncts);
+        let chosen = match branches {
+            Some(b) if disjuncts.len() > 1 => disjuncts[b.pick(disjuncts.len())],
+            _ => disjuncts[0],
+        };
+        let mut conjuncts = Vec::new();
+        split_and(chosen, None, &mut conjuncts);
+        let mut held = Vec::new();
+        for c in conjuncts {
+            let atoms = self.atoms(c);
+            if atoms.is_empty() || atoms.iter().any(|a| matches!(a, Atom::Not(_))) {
+                return Vec::new();
+            }
+            held.extend(atoms);
+        }
+        vec![Atom::Not(held)]
+    }
+}
+
+/// The comparison `cell op v` (or `v op cell` when `flipped`).
+fn cmp(op: &BinaryOperator, v: Value, flipped: bool) -> Option<Cmp> {
+    Some(match (op, flipped) {
+        (BinaryOperator::Eq, _) => Cmp::Eq(v),
+        (BinaryOperator::NotEq, _) => Cmp::Ne(v),
+        (BinaryOperator::Lt, false) | (BinaryOperator::Gt, true) => Cmp::Lt(v),
+        (BinaryOperator::LtEq, false) | (BinaryOperator::GtEq, true) => Cmp::Le(v),
+        (BinaryOperator::Gt, false) | (BinaryOperator::Lt, true) => Cmp::Gt(v),
+        (BinaryOperator::GtEq, false) | (BinaryOperator::LtEq, true) => Cmp::Ge(v),
+        _ => return None,
+    })
+}
+
+/// `l op r` for numeric constants and `+`, `-`, `*`, as SQLite computes it (integers stay
+/// integers unless they overflow).
+pub fn fold(l: &Value, op: &BinaryOperator, r: &Value) -> Option<Value> {
+    match (l, r) {
+        (Value::Integer(a), Value::Integer(b)) => match op {
+            BinaryOperator::Plus => a.checked_add(*b),
+            BinaryOperator::Minus => a.checked_sub(*b),
+            BinaryOperator::Multiply => a.checked_mul(*b),
+            _ => None,
+        }
+        .map(Value::Integer),
+        (Value::Integer(_) | Value::Real(_), Value::Integer(_) | Value::Real(_)) => {
+            let real = |v: &Value| match v {
+                Value::Integer(n) => *n as f64,
+                Value::Real(x) => *x,
+                _ => f64::NAN,
+            };
+            let (a, b) = (real(l), real(r));
+            match op {
+                BinaryOperator::Plus => Some(a + b),
+                BinaryOperator::Minus => Some(a - b),
+                BinaryOperator::Multiply => Some(a * b),
+                _ => None,
+            }
+            .map(Value::Real)
+        }
+        _ => None,
+    }
+}
+
+fn constant(v: &SqlValue) -> Option<Value> {
+    match v {
+        SqlValue::Number(n, _) => {
+            let n = n.to_string();
+            n.parse::<i64>()
+                .map(Value::Integer)
+                .or_else(|_| n.parse::<f64>().map(Value::Real))
+                .ok()
+        }
+        SqlValue::SingleQuotedString(s) | SqlValue::DoubleQuotedString(s) => {
+            Some(Value::Text(s.clone()))
+        }
+        _ => None,
+    }
+}
+
+pub fn text_of(v: &Value) -> String {
+    match v {
+        Value::Integer(n) => n.to_string(),
+        Value::Real(x) => x.to_string(),
+        Value::Text(s) => s.clone(),
+        Value::Blob(_) | Value::Null => String::new(),
+    }
+}
+
+/// SQLite's order of two values (NULL compares with nothing; numbers before text).
+pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+    let num = |v: &Value| match v {
+        Value::Integer(n) => Some(*n as f64),
+        Value::Real(x) => Some(*x),
+        _ => None,
+    };
+    match (a, b) {
+        (Value::Null, _) | (_, Value::Null) => None,
+        (Value::Text(x), Value::Text(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
+        _ => match (num(a), num(b)) {
+            (Some(x), Some(y)) => x.partial_cmp(&y),
+            (Some(_), None) => Some(Ordering::Less),
+            (None, Some(_)) => Some(Ordering::Greater),
+            (None, None) => None,
+        },
+    }
+}
+
+/// SQLite's LIKE: `%` any run, `_` one character, ASCII letters without regard to case.
+pub fn like(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let t: Vec<char> = text.chars().map(|c| c.to_ascii_lowercase()).collect();
+    // Classic two-pointer wildcard match.
+    let (mut i, mut j) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while j < t.len() {
+        if i < p.len() && (p[i] == '_' || p[i] == t[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '%' {
+            star = Some(i);
+            i += 1;
+            mark = j;
+        } else if let Some(s) = star {
+            i = s + 1;
+            mark += 1;
+            j = mark;
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '%')
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::schema::{Column, ColumnKind, Table};
+
+    pub(crate) fn academic() -> SuiteSchema {
+        let col = |name: &str, kind| Column {
+            name: name.into(),
+            kind,
+            original: Vec::new(),
+            not_null: false,
+            rules: Default::default(),
+        };
+        let table = |name: &str, columns: Vec<Column>, primary_key: Vec<usize>| Table {
+            name: name.into(),
+            columns,
+            primary_key,
+            non_empty: false,
+        };
+        SuiteSchema {
+            db_id: "academic".into(),
+            tables: vec![
+                table(
+                    "AUTHOR",
+                    vec![col("AID", ColumnKind::Int), col("NAME", ColumnKind::Text)],
+                    vec![0],
+                ),
+                table(
+                    "JOURNAL",
+                    vec![col("JID", ColumnKind::Int), col("NAME", ColumnKind::Text)],
+                    vec![0],
+                ),
+                table(
+                    "PUBLICATION",
+                    vec![
+                        col("PID", ColumnKind::Int),
+                        col("TITLE", ColumnKind::Text),
+                        col("JID", ColumnKind::Int),
+                        col("YEAR", ColumnKind::Int),
+                    ],
+                    vec![0],
+                ),
+                table(
+                    "WRITES",
+                    vec![col("AID", ColumnKind::Int), col("PID", ColumnKind::Int)],
+                    vec![0, 1],
+                ),
+            ],
+            foreign_keys: Vec::new(),
+            ddl: vec![
+                "CREATE TABLE AUTHOR (AID INTEGER PRIMARY KEY, NAME TEXT)".into(),
+                "CREATE TABLE JOURNAL (JID INTEGER PRIMARY KEY, NAME TEXT)".into(),
+                "CREATE TABLE PUBLICATION (PID INTEGER PRIMARY KEY, TITLE TEXT, JID INTEGER, YEAR INTEGER)".into(),
+                "CREATE TABLE WRITES (AID INTEGER, PID INTEGER, PRIMARY KEY (AID, PID))".into(),
+            ],
+            order: vec![0, 1, 2, 3],
+        }
+    }
+
+    pub(crate) const JAGADISH: &str = r#"SELECT PUBLICATIONalias0.TITLE FROM AUTHOR AS AUTHORalias0 , AUTHOR AS AUTHORalias1 , JOURNAL AS JOURNALalias0 , PUBLICATION AS PUBLICATIONalias0 , WRITES AS WRITESalias0 , WRITES AS WRITESalias1 WHERE AUTHORalias0.NAME = "H. V. Jagadish" AND AUTHORalias1.NAME = "Yunyao Li" AND JOURNALalias0.NAME = "PVLDB" AND PUBLICATIONalias0.JID = JOURNALalias0.JID AND PUBLICATIONalias0.YEAR > 2005 AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = PUBLICATIONalias0.PID AND WRITESalias1.AID = AUTHORalias1.AID AND WRITESalias1.PID = PUBLICATIONalias0.PID ;"#;
+
+    #[test]
+    fn a_near_miss_of_the_sweep_has_rows_of_its_own_from_its_atom_to_the_answer() {
+        // Aliases: AUTHOR ×2, JOURNAL, PUBLICATION (selected), WRITES ×2.
+        let schema = academic();
+        let w = Witness::parse(JAGADISH, &schema).unwrap();
+        assert_eq!(w.selected, vec![3]);
+        // Jagadish's name: author → writes → publication; the other writes row joins the
+        // publication's key. Li and the journal are the witness's rows.
+        assert_eq!(
+            w.fresh_aliases(0, &schema),
+            Some(vec![true, false, false, true, true, true])
+        );
+        // The year: the publication, and the writes rows its unique key joins.
+        assert_eq!(
+            w.fresh_aliases(4, &schema),
+            Some(vec![false, false, false, true, true, true])
+        );
+        // The journal's name: journal → publication, and the writes rows again.
+        assert_eq!(
+            w.fresh_aliases(2, &schema),
+            Some(vec![false, false, true, true, true, true])
+        );
+        // A violated join: the side nearer the answer (the publication) has rows of its own.
+        assert_eq!(
+            w.fresh_aliases(3, &schema),
+            Some(vec![false, false, false, true, true, true])
+        );
+        // Nothing selected to reach (`count(*)`): every alias has rows of its own.
+        let count = "SELECT count(*) FROM PUBLICATION AS P WHERE P.YEAR > 2000";
+        let c = Witness::parse(count, &schema).unwrap();
+        assert_eq!(c.fresh_aliases(0, &schema), None);
+    }
+
+    #[test]
+    fn a_conjunction_of_joins_and_constants() {
+        let w = Witness::parse(JAGADISH, &academic()).unwrap();
+        assert_eq!(w.aliases, vec![0, 0, 1, 2, 3, 3]);
+        assert_eq!(w.copies, 1);
+        assert_eq!(w.atoms.len(), 9);
+        assert_eq!(
+            w.atoms[0],
+            Atom::Compare((0, 1), Cmp::Eq(Value::Text("H. V. Jagadish".into())))
+        );
+        assert_eq!(w.atoms[3], Atom::Join((3, 2), (2, 0)));
+        assert_eq!(
+            w.atoms[4],
+            Atom::Compare((3, 3), Cmp::Gt(Value::Integer(2005)))
+        );
+        let i = w.instance(None);
+        // Both WRITES rows point at the one publication; each at its own author.
+        assert_eq!(i.cells[4][&1], i.cells[5][&1]);
+        assert_eq!(i.cells[4][&1], i.cells[3][&0]);
+        assert_eq!(i.cells[4][&0], i.cells[0][&0]);
+        assert_ne!(i.cells[4][&0], i.cells[5][&0]);
+        assert_eq!(
+            i.fixed(i.cells[1][&1]),
+            Some(&Value::Text("Yunyao Li".into()))
+        );
+        // The near miss of the join WRITESalias1.PID = PUBLICATIONalias0.PID.
+        let miss = w.instance(Some(8));
+        assert_ne!(miss.cells[5][&1], miss.cells[3][&0]);
+        assert_eq!(miss.apart[miss.cells[5][&1]], vec![miss.cells[3][&0]]);
+        // The near miss of YEAR > 2005.
+        let miss = w.instance(Some(4));
+        assert_eq!(
+            miss.checks[miss.cells[3][&3]],
+            vec![Cmp::Le(Value::Integer(2005))]
+        );
+    }
+
+    #[test]
+    fn join_on_unqualified_between_like_in_and_flipped() {
+        let w = Witness::parse(
+            "SELECT T1.TITLE FROM PUBLICATION AS T1 JOIN JOURNAL AS T2 ON T1.JID = T2.JID \
+             WHERE YEAR BETWEEN 2000 AND 2010 AND T2.NAME LIKE '%VLDB%' AND 5 < T1.PID \
+             AND T1.TITLE IN ('a', 'b') AND (T1.YEAR > 1 OR T1.YEAR < 0) AND NOT T1.PID = 3",
+            &academic(),
+        )
+        .unwrap();
+        assert_eq!(
+            w.atoms,
+            vec![
+                Atom::Join((0, 2), (1, 0)),
+                Atom::Compare((0, 3), Cmp::Ge(Value::Integer(2000))),
+                Atom::Compare((0, 3), Cmp::Le(Value::Integer(2010))),
+                Atom::Compare((1, 1), Cmp::Like("%VLDB%".into())),
+                Atom::Compare((0, 0), Cmp::Gt(Value::Integer(5))),
+                Atom::Compare((0, 1), Cmp::Eq(Value::Text("a".into()))),
+                // Of `a OR b`, the conjuncts of `a`.
+                Atom::Compare((0, 3), Cmp::Gt(Value::Integer(1))),
+                // `NOT b`: left to chance, held in its near miss.
+                Atom::Not(vec![Atom::Compare((0, 0), Cmp::Eq(Value::Integer(3)))]),
+            ]
+        );
+        assert!(Witness::parse("SELECT 1", &academic()).is_none());
+        assert!(Witness::parse("SELECT * FROM AUTHOR", &academic()).is_none());
+        assert!(Witness::parse("not sql at all", &academic()).is_none());
+    }
+
+    #[test]
+    fn constructed_values_satisfy_the_checks() {
+        let w = Witness::parse(
+            "SELECT * FROM PUBLICATION WHERE YEAR > 2005 AND YEAR <= 2007 AND TITLE LIKE '%data_base%'",
+            &academic(),
+        )
+        .unwrap();
+        let mut rng = fastrand::Rng::with_seed(1);
+        for violated in [None, Some(0), Some(1), Some(2)] {
+            let i = w.instance(violated);
+            for c in 0..i.checks.len() {
+                for template in [Value::Integer(0), Value::Text("x".into())] {
+                    let v = i.construct(c, &template, &mut rng);
+                    assert!(i.fits(c, &v), "{violated:?} {:?} {v:?}", i.checks[c]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn random_databases_hold_the_witness_and_a_near_miss() {
+        use crate::random_db::{in_memory, Constants};
+        let schema = academic();
+        let c = Constants::from_golds([JAGADISH], &schema).focused_on(JAGADISH, &schema);
+        let count = |db: &rusqlite::Connection, sql: &str| -> i64 {
+            db.query_row(
+                &format!(
+                    "SELECT count(*) FROM ({})",
+                    sql.trim_end_matches([' ', ';'])
+                ),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        // Dropping `PUBLICATIONalias0.YEAR > 2005`: only a near miss tells it apart.
+        let dropped = JAGADISH.replace("AND PUBLICATIONalias0.YEAR > 2005 ", "");
+        let (mut held, mut told_apart) = (0, 0);
+        for seed in 0..60 {
+            let db = in_memory(&schema, &c, seed).unwrap();
+            held += usize::from(count(&db, JAGADISH) > 0);
+            told_apart += usize::from(count(&db, JAGADISH) != count(&db, &dropped));
+            for (t, key) in [
+                ("AUTHOR", "AID"),
+                ("PUBLICATION", "PID"),
+                ("WRITES", "AID, PID"),
+            ] {
+                let dup = count(
+                    &db,
+                    &format!("SELECT {key} FROM {t} GROUP BY {key} HAVING count(*) > 1"),
+                );
+                assert_eq!(dup, 0, "{t} keys unique (seed {seed})");
+            }
+        }
+        assert!(held >= 40, "the gold holds on {held} of 60");
+        assert!(
+            told_apart >= 3,
+            "the dropped predicate told apart on {told_apart} of 60"
+        );
+    }
+
+    /// The first column of `sql`'s answer on `db`, sorted.
+    fn rows(db: &rusqlite::Connection, sql: &str) -> Vec<String> {
+        let mut stmt = db.prepare(sql).unwrap();
+        let mut rows: Vec<String> = stmt
+            .query_map([], |r| r.get::<_, rusqlite::types::Value>(0))
+            .unwrap()
+            .map(|v| format!("{:?}", v.unwrap()))
+            .collect();
+        rows.sort();
+        rows
+    }
+
+    /// How many of `seeds` databases focused on `gold` tell it apart from `other`.
+    fn told_apart(gold: &str, other: &str, seeds: u64) -> usize {
+        use crate::random_db::{in_memory, Constants};
+        let schema = academic();
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        (0..seeds)
+            .filter(|&seed| {
+                let db = in_memory(&schema, &c, seed).unwrap();
+                rows(&db, gold) != rows(&db, other)
+            })
+            .count()
+    }
+
+    /// A gold of two readings under one `OR`, the second over tables the first does not join.
+    const TWO_READINGS: &str =
+        "SELECT P.TITLE FROM AUTHOR AS A , JOURNAL AS J , PUBLICATION AS P , WRITES AS W \
+        WHERE ( J.NAME = 'PVLDB' AND P.JID = J.JID ) \
+        OR ( A.NAME = 'Yunyao Li' AND W.AID = A.AID AND W.PID = P.PID AND P.YEAR > 2005 )";
+
+    #[test]
+    fn each_branch_of_an_or_has_a_witness() {
+        let all = Witness::alternatives(TWO_READINGS, &academic());
+        assert_eq!(all.len(), 2);
+        assert_eq!(
+            all[0],
+            Witness::parse(TWO_READINGS, &academic()).unwrap(),
+            "the first takes the first branch"
+        );
+        let names = |w: &Witness| -> Vec<Cmp> {
+            w.atoms
+                .iter()
+                .filter_map(|a| match a {
+                    Atom::Compare(_, c @ Cmp::Eq(Value::Text(_))) => Some(c.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(names(&all[0]), vec![Cmp::Eq(Value::Text("PVLDB".into()))]);
+        assert_eq!(
+            names(&all[1]),
+            vec![Cmp::Eq(Value::Text("Yunyao Li".into()))]
+        );
+        // Three `OR`s of two branches: the first witness, and one per other branch.
+        let three = "SELECT P.PID FROM PUBLICATION AS P WHERE ( P.YEAR = 1 OR P.YEAR = 2 ) \
+            AND ( P.JID = 3 OR P.JID = 4 ) AND ( P.TITLE = 'a' OR P.TITLE = 'b' )";
+        assert_eq!(Witness::alternatives(three, &academic()).len(), 4);
+    }
+
+    #[test]
+    fn the_second_branch_of_an_or_is_told_apart() {
+        // A bound of the second reading turned around: only rows of that reading tell.
+        let turned = TWO_READINGS.replace("P.YEAR > 2005", "P.YEAR < 2005");
+        let n = told_apart(TWO_READINGS, &turned, 60);
+        assert!(n >= 10, "told apart on {n} of 60 databases");
+    }
+
+    #[test]
+    fn a_bound_written_as_a_sum_is_folded() {
+        let gold = "SELECT P.PID FROM PUBLICATION AS P WHERE P.YEAR < 2000 + 5 AND P.YEAR >= 2000";
+        let w = Witness::parse(gold, &academic()).unwrap();
+        let i = w.instance(None);
+        let year = i.cells[0][&3];
+        assert!(i.fits(year, &Value::Integer(2004)));
+        assert!(!i.fits(year, &Value::Integer(2005)), "the bound is 2005");
+        // `< 2001 + 5` differs from the gold only on a row of 2005: a near miss on the bound.
+        let moved = gold.replace("2000 + 5", "2001 + 5");
+        let n = told_apart(gold, &moved, 60);
+        assert!(n >= 3, "told apart on {n} of 60");
+    }
+
+    #[test]
+    fn a_witness_rows_free_column_is_sometimes_null() {
+        // `count(TITLE)` differs from `count(*)` only where the rows counted hold NULL titles;
+        // TITLE is free on the witness row (no atom reads it).
+        let gold = JAGADISH.replace("PUBLICATIONalias0.TITLE FROM", "COUNT( * ) > 0 FROM");
+        let other = gold.replace("COUNT( * )", "COUNT( PUBLICATIONalias0.TITLE )");
+        let n = told_apart(&gold, &other, 200);
+        assert!(n >= 2, "told apart on {n} of 200");
+    }
+
+    #[test]
+    fn one_database_witnesses_several_golds() {
+        use crate::random_db::{in_memory, Constants};
+        let schema = academic();
+        let other = r#"SELECT JOURNALalias0.NAME FROM JOURNAL AS JOURNALalias0 , PUBLICATION AS PUBLICATIONalias0 WHERE PUBLICATIONalias0.JID = JOURNALalias0.JID AND PUBLICATIONalias0.TITLE = "Making database systems usable" AND PUBLICATIONalias0.YEAR = 2007 ;"#;
+        let all = Constants::from_golds([JAGADISH, other], &schema);
+        let alone = all.focused_on(JAGADISH, &schema);
+        let both = alone.clone().witnessing([other], &schema);
+        let holds = |c: &Constants, gold: &str| {
+            (0..40)
+                .filter(|&seed| {
+                    let db = in_memory(&schema, c, seed).unwrap();
+                    let held = db.prepare(gold).unwrap().exists([]).unwrap();
+                    held
+                })
+                .count()
+        };
+        let (first, second) = (holds(&both, JAGADISH), holds(&both, other));
+        assert!(first >= 25, "the focused gold holds on {first} of 40");
+        assert!(second >= 25, "the other witnessed gold on {second} of 40");
+        assert!(
+            holds(&alone, other) < second,
+            "witnessing makes the other gold hold more often"
+        );
+    }
+
+    #[test]
+    fn a_violated_equality_takes_a_value_beside_the_constant() {
+        use crate::random_db::{in_memory, Constants};
+        let schema = academic();
+        let gold = r#"SELECT AUTHORalias0.AID FROM AUTHOR AS AUTHORalias0 WHERE AUTHORalias0.NAME = "H. V. Jagadish" ;"#;
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let w = Witness::parse(gold, &schema).unwrap();
+        let near = w.instance(Some(0));
+        let mut rng = fastrand::Rng::with_seed(1);
+        let class = near.cells[0][&1];
+        for _ in 0..20 {
+            let v = near.beside(class, &mut rng).unwrap();
+            assert!(near.fits(class, &v), "{v:?}");
+        }
+        // A neighbor loosening the equality to a prefix match is told apart on some database.
+        let loose = gold.replace("= \"H. V. Jagadish\"", "LIKE \"H. V. Jagadish%\"");
+        let told_apart = (0..60)
+            .filter(|&seed| {
+                let db = in_memory(&schema, &c, seed).unwrap();
+                let n = |sql: &str| -> i64 {
+                    let sql = format!(
+                        "SELECT count(*) FROM ({})",
+                        sql.trim_end_matches([' ', ';'])
+                    );
+                    db.query_row(&sql, [], |r| r.get(0)).unwrap()
+                };
+                n(gold) != n(&loose)
+            })
+            .count();
+        assert!(
+            told_apart >= 5,
+            "the prefix match told apart on {told_apart} of 60"
+        );
+    }
+
+    #[test]
+    fn the_sweeps_rounds_take_each_kind_of_edge_value_in_turn() {
+        let schema = academic();
+        let gold = r#"SELECT AUTHORalias0.AID FROM AUTHOR AS AUTHORalias0 WHERE AUTHORalias0.NAME = "Jagadish" AND AUTHORalias0.AID <= 1700 ;"#;
+        let w = Witness::parse(gold, &schema).unwrap();
+        let mut rng = fastrand::Rng::with_seed(1);
+        // Beside the name, rounds 0–4: above it and a prefix match, below it, another case, a
+        // word before it, a word after it.
+        let near = w.instance(Some(0));
+        let name = near.cells[0][&1];
+        let turn: Vec<String> = (0..5)
+            .map(|r| match near.beside_in_turn(name, r, &mut rng) {
+                Some(Value::Text(t)) => t,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let c = "Jagadish";
+        assert!(
+            turn[0].as_str() > c && like("Jagadish%", &turn[0]),
+            "{turn:?}"
+        );
+        assert!(
+            turn[1].as_str() < c && !like("%Jagadish%", &turn[1]),
+            "{turn:?}"
+        );
+        assert!(turn[2] != c && like("Jagadish", &turn[2]), "{turn:?}");
+        assert!(
+            !like("Jagadish%", &turn[3]) && like("%Jagadish%", &turn[3]),
+            "{turn:?}"
+        );
+        assert!(
+            like("Jagadish%", &turn[4]) && turn[4].len() == c.len() + 2,
+            "{turn:?}"
+        );
+        // Past the violated bound: one step inside `> 1700`.
+        let past = w.instance(Some(1));
+        let aid = past.cells[0][&0];
+        assert_eq!(past.past_bound(aid, &mut rng), Some(Value::Integer(1701)));
+        assert_eq!(near.past_bound(aid, &mut rng), None, "no strict bound");
+    }
+
+    /// Academic's shape: how many authors have more than `n` titles after 2005.
+    fn prolific_authors(n: usize) -> String {
+        format!(
+            "SELECT COUNT( * ) FROM ( SELECT AUTHORalias0.NAME FROM AUTHOR AS AUTHORalias0 , \
+             PUBLICATION AS PUBLICATIONalias0 , WRITES AS WRITESalias0 WHERE PUBLICATIONalias0.YEAR > 2005 \
+             AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = PUBLICATIONalias0.PID \
+             GROUP BY AUTHORalias0.NAME HAVING COUNT( DISTINCT ( PUBLICATIONalias0.TITLE ) ) > {n} ) AS t ;"
+        )
+    }
+
+    #[test]
+    fn derived_tables_and_having_count_thresholds() {
+        use crate::random_db::{in_memory, Constants};
+        let schema = academic();
+        let gold = prolific_authors(3);
+        let gold = gold.as_str();
+        let w = Witness::parse(gold, &schema).unwrap();
+        assert_eq!((w.aliases.len(), w.atoms.len(), w.copies), (3, 3, 4));
+        assert_eq!((w.group.clone(), w.counted), (vec![(0, 1)], Some((1, 1))));
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let held = (0..40)
+            .filter(|&seed| {
+                let db = in_memory(&schema, &c, seed).unwrap();
+                db.query_row(gold, [], |r| r.get::<_, i64>(0)).unwrap() > 0
+            })
+            .count();
+        // Measured: 13 of 40; a third of the databases hold its near misses only, without
+        // the group (its outer `COUNT( * )` answers one row: `Witness::aggregate`).
+        assert!(held >= 10, "a group of 4 distinct titles on {held} of 40");
+        let ranked = Witness::parse(
+            "SELECT AUTHOR.NAME FROM AUTHOR JOIN WRITES ON AUTHOR.AID = WRITES.AID \
+             GROUP BY AUTHOR.NAME ORDER BY count(*) DESC LIMIT 1",
+            &schema,
+        )
+        .unwrap();
+        assert_eq!(
+            (ranked.copies, ranked.group.clone(), ranked.counted),
+            (3, vec![(0, 1)], None)
+        );
+    }
+
+    #[test]
+    fn a_count_threshold_of_a_hundred_gets_its_group_where_tables_are_sized_for_it() {
+        use crate::random_db::{in_memory, Constants};
+        let schema = academic();
+        // Academic's `COUNT( DISTINCT ( T.TITLE ) ) > 100`: 101 copies, more than a database
+        // of at most 20 rows per table holds, so only in databases sized for the threshold.
+        let gold = prolific_authors(100);
+        let gold = gold.as_str();
+        assert_eq!(Witness::parse(gold, &schema).unwrap().copies, 101);
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let (mut held, mut large) = (0, 0);
+        for seed in 0..40 {
+            let db = in_memory(&schema, &c, seed).unwrap();
+            held += i64::from(db.query_row(gold, [], |r| r.get::<_, i64>(0)).unwrap() > 0);
+            let rows: i64 = db
+                .query_row("SELECT count(*) FROM PUBLICATION", [], |r| r.get(0))
+                .unwrap();
+            large += i64::from(rows > 100);
+        }
+        // Measured: 10 of 40 (0 when the threshold went unnoticed after `DISTINCT ( … )`),
+        // with tables of more than 100 rows in 16.
+        assert!(held >= 5, "a group of 101 distinct titles on {held} of 40");
+        assert!(
+            large <= 24,
+            "{large} of 40 databases sized for the threshold"
+        );
+    }
+
+    #[test]
+    fn an_aggregate_gold_gets_near_misses_without_its_witness() {
+        use crate::random_db::{in_memory, Constants};
+        let schema = academic();
+        // Advising's `SELECT COUNT( * ) > 0 …`: true wherever the witness is, so a neighbor
+        // that drops or loosens an atom is told apart only where the near miss is alone.
+        let gold = "SELECT COUNT( * ) > 0 FROM AUTHOR AS AUTHORalias0 , PUBLICATION AS \
+            PUBLICATIONalias0 , WRITES AS WRITESalias0 WHERE AUTHORalias0.NAME = \"H. V. Jagadish\" \
+            AND PUBLICATIONalias0.YEAR = 2010 AND WRITESalias0.AID = AUTHORalias0.AID \
+            AND WRITESalias0.PID = PUBLICATIONalias0.PID ;";
+        assert!(Witness::parse(gold, &schema).unwrap().aggregate);
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let answer = |db: &rusqlite::Connection, sql: &str| -> i64 {
+            db.query_row(sql, [], |r| r.get(0)).unwrap()
+        };
+        let (mut year, mut name) = (0, 0);
+        for seed in 0..40 {
+            let db = in_memory(&schema, &c, seed).unwrap();
+            let a = answer(&db, gold);
+            year += usize::from(
+                a != answer(&db, &gold.replace("AND PUBLICATIONalias0.YEAR = 2010", "")),
+            );
+            name += usize::from(
+                a != answer(
+                    &db,
+                    &gold.replace("AUTHORalias0.NAME = \"H. V. Jagadish\" AND", ""),
+                ),
+            );
+        }
+        // Measured: 7 and 9 of 40; 0 and 0 with the near misses always beside the witness.
+        assert!(
+            year >= 3 && name >= 3,
+            "year dropped: {year}, name dropped: {name} of 40"
+        );
+    }
+
+    #[test]
+    fn a_negated_group_is_held_where_its_table_holds_nothing_else() {
+        use crate::random_db::{in_memory, Constants};
+        let schema = academic();
+        // Advising's "is one course no prerequisite of the other?": true wherever some row of
+        // the linking table links anything else, so a neighbor that breaks one link's
+        // equality is told apart only where the table holds that link and nothing more.
+        let gold = "SELECT COUNT( * ) > 0 FROM AUTHOR AS A0 , AUTHOR AS A1 , WRITES AS W \
+            WHERE A0.NAME = \"Li\" AND A1.NAME = \"Ng\" AND ( NOT ( ( W.AID = A0.AID AND \
+            W.PID = A1.AID ) OR ( W.AID = A1.AID AND W.PID = A0.AID ) ) ) ;";
+        let broken = gold.replacen("W.AID = A0.AID", "W.AID = A0.NAME", 1);
+        let w = Witness::parse(gold, &schema).unwrap();
+        let held = w.atoms.iter().find_map(|a| match a {
+            Atom::Not(held) => Some(held.clone()),
+            _ => None,
+        });
+        assert_eq!(
+            held,
+            Some(vec![Atom::Join((2, 0), (0, 0)), Atom::Join((2, 1), (1, 0))])
+        );
+        // The near miss holds the first branch: the link row exists.
+        let miss = w.instance(w.atoms.iter().position(|a| matches!(a, Atom::Not(_))));
+        assert_eq!(miss.cells[2][&0], miss.cells[0][&0]);
+        assert_eq!(miss.cells[2][&1], miss.cells[1][&0]);
+        let c = Constants::from_golds([gold], &schema)
+            .focused_on(gold, &schema)
+            .alone();
+        let answer = |db: &rusqlite::Connection, sql: &str| -> i64 {
+            db.query_row(sql, [], |r| r.get(0)).unwrap()
+        };
+        let apart = (0..60)
+            .filter(|&seed| {
+                let db = in_memory(&schema, &c, seed).unwrap();
+                answer(&db, gold) != answer(&db, &broken)
+            })
+            .count();
+        // Measured: 12 of 60; 0 with the group left to chance.
+        assert!(apart >= 4, "told apart on {apart} of 60");
+    }
+
+    #[test]
+    fn near_misses_tie_with_the_witnesss_extreme_or_go_past_it() {
+        use crate::random_db::{in_memory, Constants};
+        let schema = academic();
+        // ATIS's "the cheapest fare from Atlanta to Philadelphia": the outer conditions
+        // repeated in the subquery.
+        let gold = "SELECT P.TITLE FROM PUBLICATION AS P , JOURNAL AS J WHERE J.NAME = \"PVLDB\" \
+            AND P.JID = J.JID AND P.YEAR = ( SELECT MIN( P2.YEAR ) FROM PUBLICATION AS P2 , \
+            JOURNAL AS J2 WHERE J2.NAME = \"PVLDB\" AND P2.JID = J2.JID ) ;";
+        let w = Witness::parse(gold, &schema).unwrap();
+        assert_eq!(
+            w.extremes,
+            vec![Extreme {
+                cell: (2, 3),
+                outer: (0, 3),
+                link: 2,
+                max: false,
+                atoms: 0..2
+            }]
+        );
+        let outer = w
+            .atoms
+            .iter()
+            .position(|a| matches!(a, Atom::Compare((1, _), _)));
+        assert_eq!(w.instance(outer).beyond, vec![((2, 3), Ordering::Equal)]);
+        assert_eq!(
+            w.instance(Some(0)).beyond,
+            vec![((2, 3), Ordering::Less), ((0, 3), Ordering::Equal)]
+        );
+        let undercut = w.instance(Some(0));
+        assert_ne!(undercut.cells[2][&3], undercut.cells[0][&3]);
+        assert!(w.instance(None).beyond.is_empty());
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let (mut answered, mut outer_apart, mut inner_apart) = (0, 0, 0);
+        for seed in 0..60 {
+            let db = in_memory(&schema, &c, seed).unwrap();
+            let a = rows(&db, gold);
+            if a.is_empty() {
+                continue;
+            }
+            answered += 1;
+            outer_apart +=
+                usize::from(a != rows(&db, &gold.replacen("J.NAME = \"PVLDB\" AND", "", 1)));
+            inner_apart +=
+                usize::from(a != rows(&db, &gold.replacen("J2.NAME = \"PVLDB\" AND", "", 1)));
+        }
+        // Measured: answers on 53 of 60; dropping the outer name told apart on 15, the
+        // inner one on 17 (11 and 2 with near misses left to chance against the extreme).
+        assert!(
+            answered >= 45 && outer_apart >= 13 && inner_apart >= 10,
+            "answers on {answered}; outer told apart on {outer_apart}, inner on {inner_apart}"
+        );
+    }
+
+    #[test]
+    fn copies_of_a_group_take_an_in_lists_values_in_turn() {
+        use crate::random_db::{in_memory, Constants};
+        let schema = academic();
+        // Scholar's `KEYPHRASENAME IN ( … , … ) … HAVING COUNT( DISTINCT KEYPHRASENAME ) > 1`:
+        // one publication by both authors. Each copy asking for the first name, the copies'
+        // counted names could not differ and no group formed.
+        let gold = "SELECT PUBLICATIONalias0.TITLE FROM AUTHOR AS AUTHORalias0 , PUBLICATION AS \
+            PUBLICATIONalias0 , WRITES AS WRITESalias0 WHERE AUTHORalias0.NAME IN ( \"Ann Lee\" , \
+            \"Bo Chen\" ) AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = \
+            PUBLICATIONalias0.PID GROUP BY PUBLICATIONalias0.TITLE HAVING COUNT( DISTINCT \
+            AUTHORalias0.NAME ) > 1 ;";
+        let w = Witness::parse(gold, &schema).unwrap();
+        assert_eq!((w.copies, w.one_of.len()), (2, 1));
+        let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+        let held = (0..40)
+            .filter(|&seed| {
+                let db = in_memory(&schema, &c, seed).unwrap();
+                let mut stmt = db.prepare(gold).unwrap();
+                let found = stmt.query([]).unwrap().next().unwrap().is_some();
+                found
+            })
+            .count();
+        // Measured: 25 of 40; 0 when every copy took the list's first value.
+        assert!(held >= 15, "a publication by both authors on {held} of 40");
+    }
+
+    #[test]
+    fn like_and_order_as_sqlite() {
+        assert!(like("%VLDB%", "pvldb journal"));
+        assert!(like("a_c", "ABC"));
+        assert!(!like("a_c", "abbc"));
+        assert!(like("%", ""));
+        assert!(!like("x%", ""));
+        assert_eq!(
+            compare(&Value::Integer(3), &Value::Text("1".into())),
+            Some(Ordering::Less)
+        );
+        assert_eq!(
+            compare(&Value::Real(2.5), &Value::Integer(2)),
+            Some(Ordering::Greater)
+        );
+        assert!(Cmp::Gt(Value::Integer(2005)).holds(&Value::Integer(2006)));
+        assert!(!Cmp::Gt(Value::Integer(2005)).holds(&Value::Integer(2005)));
+        assert!(!Cmp::Ne(Value::Integer(1)).holds(&Value::Null));
+    }
+}
