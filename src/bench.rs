@@ -303,11 +303,11 @@ pub fn run(
     let clock = Evaluation::with_metrics(loaded.clone(), with(exec.clone()))?;
     let before = bench_pass::run(&clock, &all, "exec, wall-clock limits");
     let code = |e: &Evaluation, (s, i): (usize, usize)| {
-        e.result(s, i).verdict("exec").map(|v| v.code.clone())
+        e.judge(s, i).verdict("exec").map(|v| v.code.clone())
     };
     let judged = all
         .iter()
-        .filter(|&&(s, i)| clock.result(s, i).status() != Status::Skipped)
+        .filter(|&&(s, i)| clock.judge(s, i).status() != Status::Skipped)
         .count();
     let timeouts = all
         .iter()
@@ -372,9 +372,9 @@ pub fn run(
     let light: Vec<(usize, usize)> = all
         .iter()
         .copied()
-        .filter(|&(s, i)| stepped.result(s, i).status() != Status::Skipped)
+        .filter(|&(s, i)| stepped.judge(s, i).status() != Status::Skipped)
         .filter(|&(s, i)| {
-            let steps = stepped.result(s, i).verdict("exec").and_then(|v| v.steps);
+            let steps = stepped.judge(s, i).verdict("exec").and_then(|v| v.steps);
             steps.is_some_and(|st| {
                 st.gold <= LIGHT_STEPS && st.prediction.is_some_and(|p| p <= LIGHT_STEPS)
             })
@@ -408,7 +408,7 @@ pub fn run(
         .iter()
         .copied()
         .filter(|&p| !matches!(code(&clock, p).as_deref(), None | Some("timeout")))
-        .filter(|&(s, i)| clock.result(s, i).status() != Status::Skipped)
+        .filter(|&(s, i)| clock.judge(s, i).status() != Status::Skipped)
         .collect();
     let never = ExecOptions {
         gold_relative_budget: Some(RelativeBudget {
@@ -490,7 +490,7 @@ pub fn run(
         let (wall, worst) = timed(&plugged, "evaluating exec with plug_value");
         let correct = (0..sets)
             .flat_map(|s| (0..items).map(move |i| (s, i)))
-            .filter(|&(s, i)| plugged.result(s, i).status() == Status::Correct)
+            .filter(|&(s, i)| plugged.judge(s, i).status() == Status::Correct)
             .count();
         println!(
             "exec with plug_value ({} threads): {:.2} s wall for {} predictions ({correct} correct); \

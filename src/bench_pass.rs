@@ -87,7 +87,7 @@ pub fn run(eval: &Evaluation, pairs: &[(usize, usize)], label: &str) -> Pass {
             .par_iter()
             .map(|&(s, i)| {
                 let t = Instant::now();
-                eval.result(s, i);
+                eval.judge(s, i);
                 bar.inc();
                 if let Some(worker) = rayon::current_thread_index().and_then(|w| finished.get(w)) {
                     worker.fetch_max(start.elapsed().as_nanos() as u64, Ordering::Relaxed);

@@ -120,7 +120,7 @@ pub fn run(manifest: Manifest, options: SqlevalOptions) -> anyhow::Result<ExitCo
     let mut exact = 0;
     for s in 0..sets {
         for i in 0..items {
-            if let Some(v) = eval.result(s, i).verdict("sqleval") {
+            if let Some(v) = eval.judge(s, i).verdict("sqleval") {
                 if v.status == Status::Correct && is_correct_code(&v.code) {
                     correct += 1;
                     exact += usize::from(v.code == "correct");

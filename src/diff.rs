@@ -33,10 +33,10 @@ pub fn run(manifest: &Path, a: &str, b: &str) -> anyhow::Result<ExitCode> {
     let (a, b) = (set(a)?, set(b)?);
     let total = 2 * eval.items().len();
     let bar = crate::progress::Progress::new(total as u64, "evaluating");
-    eval.evaluate_sets(&[a, b], &|| bar.inc());
+    let run = eval.run_with_progress(&[a, b], &|| bar.inc());
     bar.finish();
-    let diff = Diff::of(&eval, a, b);
-    crate::emit(&diff.render(&eval))?;
+    let diff = Diff::of(&run, &run.sets[0], &run.sets[1]);
+    crate::emit(&diff.render(&run))?;
     Ok(if diff.regressions() > 0 {
         ExitCode::from(1)
     } else {

@@ -11,7 +11,8 @@ use sqlsuite::manifest::GateMode;
 use sqlsuite::metric::Status;
 use sqlsuite::report::snapshot::{self, Accepted};
 use sqlsuite::report::{gate, jsonl, junit, summary::Summary};
-use sqlsuite::{Evaluation, ItemResult};
+use sqlsuite::run::SetRun;
+use sqlsuite::{Evaluation, ItemResult, Run};
 
 use crate::journal::Journal;
 use crate::supervise;
@@ -61,6 +62,46 @@ impl Watch for Worker<'_> {
     }
 }
 
+/// What the gate's mode says of a set beyond its thresholds: items not correct (strict), items
+/// regressed against the accepted snapshot (regression).
+fn gate_mode_failure(run: &Run, set: &SetRun) -> Option<String> {
+    match run.manifest.gate.mode {
+        GateMode::Strict => {
+            let failed = set
+                .results
+                .iter()
+                .filter(|r| matches!(r.status(), Status::Incorrect | Status::GoldError))
+                .count();
+            (failed > 0).then(|| {
+                format!(
+                    "{}::{}: {failed} items not correct (strict mode)",
+                    run.dataset, set.name
+                )
+            })
+        }
+        GateMode::Regression => {
+            let path = snapshot::path(&run.manifest, &set.name);
+            let Some(accepted) = Accepted::read(&path) else {
+                eprintln!(
+                    "note: no accepted snapshot {} to compare with",
+                    path.display()
+                );
+                return None;
+            };
+            let f = snapshot::flips(set, &accepted);
+            (!f.regressed.is_empty()).then(|| {
+                format!(
+                    "{}::{}: {} items regressed against the accepted snapshot: {:?}",
+                    run.dataset,
+                    set.name,
+                    f.regressed.len(),
+                    f.regressed
+                )
+            })
+        }
+    }
+}
+
 fn set_named(eval: &Evaluation, manifest: &Path, name: &str) -> anyhow::Result<usize> {
     eval.dataset
         .predictions
@@ -100,7 +141,7 @@ pub fn run(manifest: &Path, format: Format, args: &WorkerArgs) -> anyhow::Result
             abort_on,
         };
         worker.started(set, item);
-        let result = eval.result(set, item);
+        let result = eval.judge(set, item);
         worker.finished(set, item, result, Duration::ZERO);
         return Ok(ExitCode::SUCCESS);
     }
@@ -125,68 +166,34 @@ pub fn run(manifest: &Path, format: Format, args: &WorkerArgs) -> anyhow::Result
         journal,
         abort_on,
     };
-    eval.evaluate_watched(&sets, &worker);
+    let run = eval.run_watched(&sets, &worker);
     bar.finish();
     if let Format::Junit = format {
-        emit(&junit::render(&eval, &sets))?;
+        emit(&junit::render(&run))?;
     }
 
     let mut gate_failures = Vec::new();
-    for &set in &sets {
-        let name = &eval.dataset.predictions[set].name;
+    for set in &run.sets {
         if let Format::Jsonl = format {
-            for line in jsonl::lines(&eval, set) {
+            for line in jsonl::lines(&run, set) {
                 emit(&format!("{line}\n"))?;
             }
         }
-        for metric in eval.metrics() {
-            let summary = Summary::of(&eval, set, metric);
+        for metric in &run.metrics {
+            let summary = Summary::of(&run, set, metric);
             if let Format::Text = format {
                 emit(&format!(
-                    "{}::{name}\n{}\n",
-                    eval.dataset.name,
+                    "{}::{}\n{}\n",
+                    run.dataset,
+                    set.name,
                     summary.render()
                 ))?;
             }
-            if let Err(e) = gate::check(&eval.manifest.gate, &summary) {
+            if let Err(e) = gate::check(&run.manifest.gate, &summary) {
                 gate_failures.push(e);
             }
         }
-        match eval.manifest.gate.mode {
-            GateMode::Strict => {
-                let failed = (0..eval.items().len())
-                    .filter(|&i| {
-                        matches!(
-                            eval.result(set, i).status(),
-                            Status::Incorrect | Status::GoldError
-                        )
-                    })
-                    .count();
-                if failed > 0 {
-                    gate_failures.push(format!(
-                        "{}::{name}: {failed} items not correct (strict mode)",
-                        eval.dataset.name
-                    ));
-                }
-            }
-            GateMode::Regression => match Accepted::read(&snapshot::path(&eval, set)) {
-                Some(accepted) => {
-                    let f = snapshot::flips(&eval, set, &accepted);
-                    if !f.regressed.is_empty() {
-                        gate_failures.push(format!(
-                            "{}::{name}: {} items regressed against the accepted snapshot: {:?}",
-                            eval.dataset.name,
-                            f.regressed.len(),
-                            f.regressed
-                        ));
-                    }
-                }
-                None => eprintln!(
-                    "note: no accepted snapshot {} to compare with",
-                    snapshot::path(&eval, set).display()
-                ),
-            },
-        }
+        gate_failures.extend(gate_mode_failure(&run, set));
     }
     if gate_failures.is_empty() {
         Ok(ExitCode::SUCCESS)

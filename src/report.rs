@@ -54,7 +54,7 @@ pub fn run(
     };
     let accepted = match against {
         Against::Snapshot => {
-            let path = snapshot::path(&eval, a);
+            let path = snapshot::path(&eval.manifest, &sets[a].name);
             Some(Accepted::read(&path).with_context(|| {
                 format!(
                     "{}: no accepted snapshot of {} to compare with ({} is missing or unreadable)",
@@ -69,14 +69,14 @@ pub fn run(
     let evaluated: Vec<usize> = std::iter::once(a).chain(b).collect();
     let bar =
         crate::progress::Progress::new((evaluated.len() * eval.items().len()) as u64, "evaluating");
-    eval.evaluate_sets(&evaluated, &|| bar.inc());
+    let run = eval.run_with_progress(&evaluated, &|| bar.inc());
     bar.finish();
-    let compared = match (b, &accepted) {
+    let compared = match (run.sets.get(1), &accepted) {
         (Some(b), _) => Some(html::Against::Set(b)),
         (None, Some(acc)) => Some(html::Against::Snapshot(acc)),
         (None, None) => None,
     };
-    let page = html::render(&eval, a, compared)?;
+    let page = html::render(&run, &run.sets[0], compared)?;
     std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)
@@ -88,9 +88,10 @@ fn write_overview(eval: &Evaluation, out: &Path) -> anyhow::Result<ExitCode> {
         (eval.dataset.predictions.len() * eval.items().len()) as u64,
         "evaluating",
     );
-    eval.evaluate_all(&|| bar.inc());
+    let sets: Vec<usize> = (0..eval.dataset.predictions.len()).collect();
+    let run = eval.run_with_progress(&sets, &|| bar.inc());
     bar.finish();
-    let page = overview::render(eval)?;
+    let page = overview::render(&run)?;
     std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)

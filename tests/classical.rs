@@ -30,12 +30,12 @@ use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::{Backend, Database, Limits};
 use sqlsuite::dataset::{classical, DatabaseLocator, Item};
 use sqlsuite::executor::Executor;
-use sqlsuite::harness;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
 use sqlsuite::registry::{self, OpenError};
 use sqlsuite::report::snapshot;
+use sqlsuite::trials;
 use sqlsuite::{Evaluation, Manifest};
 use sqlsuite_distill::distill::{distill_all, DistillOptions};
 use sqlsuite_distill::inputs::schema_inputs;
@@ -61,14 +61,14 @@ fn main() -> ExitCode {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
     match Manifest::load(MANIFEST) {
-        Err(LoadError::Unavailable(why)) => trials.push(harness::unavailable_trial(
+        Err(LoadError::Unavailable(why)) => trials.push(trials::unavailable_trial(
             "classical::data",
             format!("data unavailable: {}", join(&why)),
         )),
         Err(e) => trials.push(Trial::test("classical::manifest", move || {
             Err(e.to_string().into())
         })),
-        Ok(manifest) if !manifest.gold.is_file() => trials.push(harness::unavailable_trial(
+        Ok(manifest) if !manifest.gold.is_file() => trials.push(trials::unavailable_trial(
             "classical::data",
             format!("data unavailable: {} not found", manifest.gold.display()),
         )),
@@ -89,7 +89,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    harness::run_trials(&args, trials, &[])
+    trials::run_trials(&args, trials, &[])
 }
 
 fn join(errors: &[impl ToString]) -> String {
@@ -235,7 +235,7 @@ fn check_suite(manifest: &Manifest, db_id: &str, budget: usize) -> Result<(), Fa
         )
         .replace(
             "${SQLSUITE_SHARED:-../../shared}",
-            &harness::shared_dir()
+            &trials::shared_dir()
                 .canonicalize()?
                 .display()
                 .to_string()
@@ -244,11 +244,11 @@ fn check_suite(manifest: &Manifest, db_id: &str, budget: usize) -> Result<(), Fa
     let subset_manifest = dir.path().join("classical.toml");
     std::fs::write(&subset_manifest, text)?;
     let evaluation = Evaluation::open(&subset_manifest)?;
-    let results = evaluation.evaluate_set(0, &|| {});
+    let run = evaluation.run(&[0]);
     let mut wrong = Vec::new();
     let mut left_out = 0;
     let mut correct = 0;
-    for (item, result) in evaluation.dataset.items.iter().zip(results) {
+    for (item, result) in run.items.iter().zip(&run.sets[0].results) {
         let v = &result.verdicts[0].1;
         if v.status == Status::Correct {
             correct += 1;
@@ -274,7 +274,7 @@ fn check_suite(manifest: &Manifest, db_id: &str, budget: usize) -> Result<(), Fa
             Path::new("snapshots"),
             &format!("classical__gold_{db_id}"),
             &manifest.path,
-            &snapshot::render(&evaluation, 0),
+            &snapshot::render(&run, &run.sets[0]),
         )?;
     }
     check_fixture(&items, &out, db_id, &exec)

@@ -1104,7 +1104,7 @@ fn junit_has_a_test_case_per_item_with_the_trial_message() {
         let c = case(suite, &format!("{i:02}_{}", eval.items()[i].db_id));
         let failure = &c.children[0];
         assert_eq!(failure.name, "failure");
-        let trial_message = message::failure(&eval, 0, i).replace('\u{7}', "\u{FFFD}");
+        let trial_message = message::failure(eval.judged(0, i)).replace('\u{7}', "\u{FFFD}");
         assert_eq!(failure.text.trim_end(), trial_message.trim_end());
         assert!(
             failure.attributes["message"].starts_with("exec: "),
@@ -1112,7 +1112,7 @@ fn junit_has_a_test_case_per_item_with_the_trial_message() {
         );
         assert_eq!(
             failure.attributes["type"],
-            format!("exec={}", eval.result(0, i).verdicts[0].1.code)
+            format!("exec={}", eval.judge(0, i).verdicts[0].1.code)
         );
     }
 }

@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::backend::{sqlite, Limits};
-use sqlsuite::harness;
+use sqlsuite::trials;
 use sqlsuite_compose::clauses::{split_clauses, ClauseKind};
 use sqlsuite_compose::{self as compose, quality, splice, Composition, Options, Schema, Source};
 
@@ -36,7 +36,7 @@ struct Data {
 type Shared = Arc<OnceLock<Result<(Data, Composition), String>>>;
 
 fn spider_dir() -> PathBuf {
-    harness::shared_dir().join("data/spider")
+    trials::shared_dir().join("data/spider")
 }
 
 fn build() -> Result<(Data, Composition), String> {
@@ -79,7 +79,7 @@ fn main() -> ExitCode {
     let dir = spider_dir();
     if !dir.join("dev.json").is_file() || !dir.join("tables.json").is_file() {
         let why = format!("data unavailable: {}/dev.json is missing", dir.display());
-        trials.push(harness::unavailable_trial("compose::spider_dev::data", why));
+        trials.push(trials::unavailable_trial("compose::spider_dev::data", why));
     } else {
         let shared: Shared = Arc::new(OnceLock::new());
         let s = shared.clone();
@@ -105,7 +105,7 @@ fn main() -> ExitCode {
             move || with(&s, reads_as_sql2text),
         ));
     }
-    harness::run_trials(&args, trials, &[])
+    trials::run_trials(&args, trials, &[])
 }
 
 fn clause_split() -> Result<(), Failed> {
@@ -341,8 +341,9 @@ fn reads_as_sql2text(data: &Data, c: &Composition) -> Result<(), Failed> {
         return Err(format!("{} items for {} pairs", eval.items().len(), c.pairs.len()).into());
     }
     let corpus = |s: &Summary| s.corpus.first().map_or(-1.0, |(_, v)| *v);
-    let own = Summary::of(&eval, 0, "bleu");
-    let shifted = Summary::of(&eval, 1, "bleu");
+    let run = eval.run_all();
+    let own = Summary::of(&run, &run.sets[0], "bleu");
+    let shifted = Summary::of(&run, &run.sets[1], "bleu");
     eprintln!(
         "own questions: {}/{} pass, corpus BLEU {:.2}; shifted: {}/{} pass, corpus BLEU {:.2}",
         own.total.correct,

@@ -1,3 +1,3 @@
 fn main() -> std::process::ExitCode {
-    sqlsuite::harness::run(&["datasets/demo/demo.toml", "datasets/demo/sql2text.toml"])
+    sqlsuite::trials::run(&["datasets/demo/demo.toml", "datasets/demo/sql2text.toml"])
 }

@@ -21,23 +21,23 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::{Backend, Database, Limits};
-use sqlsuite::harness;
+use sqlsuite::trials;
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let spider = harness::shared_dir().join("data/spider");
+    let spider = trials::shared_dir().join("data/spider");
     let mut trials = vec![Trial::test("determinism::demo", demo)];
     if spider.join("dev_gold.sql").is_file() {
         trials.push(Trial::test("determinism::spider_sample", move || {
             spider_sample(&spider)
         }));
     } else {
-        trials.push(harness::unavailable_trial(
+        trials.push(trials::unavailable_trial(
             "determinism::spider_sample",
             format!(
                 "Spider dev not found at {} (set {})",
                 spider.display(),
-                harness::SHARED_ENV
+                trials::SHARED_ENV
             ),
         ));
     }

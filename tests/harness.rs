@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Conclusion};
-use sqlsuite::harness::{data_required, trials_for};
 use sqlsuite::report::message;
+use sqlsuite::trials::{data_required, trials_for};
 use sqlsuite::Evaluation;
 
 fn demo() -> PathBuf {
@@ -95,7 +95,7 @@ fn strict_mode_fails_every_incorrect_prediction() {
 fn failure_messages_show_queries_reason_and_rows() {
     let eval = Evaluation::open(demo().join("demo.toml")).unwrap();
     // v1 item 13 sorts descending where the gold sorts ascending.
-    let m = message::failure(&eval, 0, 13);
+    let m = message::failure(eval.judged(0, 13));
     assert!(m.starts_with("gold:       SELECT"), "{m}");
     assert!(m.contains("\nprediction: "), "{m}");
     assert!(m.contains("gold.sql:14 (db school)"), "{m}");
@@ -105,14 +105,14 @@ fn failure_messages_show_queries_reason_and_rows() {
         "{m}"
     );
     // v1 item 3 selects the wrong column: the differing rows of each side are shown.
-    let m = message::failure(&eval, 0, 3);
+    let m = message::failure(eval.judged(0, 3));
     assert!(m.contains("exec: values differ"), "{m}");
     assert!(
         m.contains("only in gold (") && m.contains("only in prediction ("),
         "{m}"
     );
     // v1 item 6 does not parse: SQLite's message.
-    let m = message::failure(&eval, 0, 6);
+    let m = message::failure(eval.judged(0, 6));
     assert!(m.contains("exec: prediction failed: near"), "{m}");
     assert!(m.contains("syntax error"), "{m}");
 }
@@ -145,7 +145,7 @@ fn items_without_a_database_are_ignored_with_the_reason() {
     .unwrap();
     let m = dir.path().join("m.toml");
     let eval = Evaluation::open(&m).unwrap();
-    let v = eval.result(0, 1).verdict("exec").unwrap().clone();
+    let v = eval.judge(0, 1).verdict("exec").unwrap().clone();
     assert_eq!(v.code, "missing_database");
     assert!(v.reason.contains("gone.sql not found"), "{v:?}");
     let c = run(&m, &["--skip", "snapshot"]);
@@ -175,13 +175,15 @@ fn unavailable_data_is_one_ignored_trial_unless_required() {
 }
 
 #[test]
-fn evaluate_sets_judges_exactly_the_sets_it_is_given() {
+fn a_run_judges_exactly_the_sets_it_is_given() {
     let eval = Evaluation::open("datasets/demo/demo.toml").unwrap();
     let n = eval.items().len();
-    eval.evaluate_sets(&[1], &|| {});
+    let run = eval.run(&[1]);
     assert!((0..n).all(|i| eval.computed(1, i).is_some()));
     assert!((0..n).all(|i| eval.computed(0, i).is_none()));
+    assert_eq!(run.sets.len(), 1);
+    assert_eq!(run.sets[0].name, "v2");
     // The same verdicts as judging one item at a time.
     let alone = Evaluation::open("datasets/demo/demo.toml").unwrap();
-    assert!((0..n).all(|i| alone.result(1, i) == eval.result(1, i)));
+    assert!((0..n).all(|i| alone.judge(1, i) == &run.sets[0].results[i]));
 }

@@ -36,7 +36,7 @@ use generator::{Class, Table, Target};
 use libtest_mimic::{Arguments, Failed, Trial};
 use pg_client::{connect as pg_connect, pg};
 use sha2::{Digest, Sha256};
-use sqlsuite::harness;
+use sqlsuite::trials;
 
 /// Items of the CI sample.
 const SAMPLE: usize = 300;
@@ -70,7 +70,7 @@ fn main() -> ExitCode {
         Some(admin) => trials.push(Trial::test("hostile::postgres", move || {
             postgres(&admin, pg_items)
         })),
-        None => trials.push(harness::unavailable_trial(
+        None => trials.push(trials::unavailable_trial(
             "hostile::postgres",
             format!(
                 "no PostgreSQL server configured: {PG_ADMIN_ENV} is not set (`.ci/postgres start`)"
@@ -108,14 +108,14 @@ fn report_dir() -> PathBuf {
 
 /// The databases attacked: `(db_id, a file to copy, or a script to build it from)`.
 fn sources() -> Result<Vec<(String, PathBuf)>, Failed> {
-    let spider = harness::shared_dir().join("data/spider/database");
+    let spider = trials::shared_dir().join("data/spider/database");
     if spider.join("world_1/world_1.sqlite").is_file() {
         return Ok(SPIDER_DBS
             .iter()
             .map(|db| (db.to_string(), spider.join(format!("{db}/{db}.sqlite"))))
             .collect());
     }
-    if harness::data_required() {
+    if trials::data_required() {
         return Err(format!("Spider dev databases not found at {}", spider.display()).into());
     }
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/demo/db");

@@ -7,7 +7,7 @@
 //!
 //! To stay cheap, the temporary repository does not compile sqlsuite: its `tests/demo.rs` runs
 //! this test binary (named by `SQLSUITE_TRIAL_RUNNER`), which, given `SQLSUITE_TRIALS_OF`, runs
-//! the trials of that manifest with `sqlsuite::harness::run` exactly as a model repository's
+//! the trials of that manifest with `sqlsuite::trials::run` exactly as a model repository's
 //! own test target would. So `cargo insta test` builds a crate without dependencies (about a
 //! second) and drives the library's real trials and insta.
 //!
@@ -19,7 +19,7 @@ use std::process::{Command, ExitCode, Output};
 use std::time::Instant;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use sqlsuite::harness;
+use sqlsuite::trials;
 
 /// Set for the runner: the manifest whose trials to run.
 const TRIALS_OF: &str = "SQLSUITE_TRIALS_OF";
@@ -29,14 +29,14 @@ const NAME: &str = "insta::pending_then_accepted";
 
 fn main() -> ExitCode {
     if let Some(manifest) = std::env::var_os(TRIALS_OF) {
-        return harness::run(&[&manifest.to_string_lossy()]);
+        return trials::run(&[&manifest.to_string_lossy()]);
     }
     let args = Arguments::from_args();
     let trial =
         if cargo(&["insta", "--version"], Path::new(".")).is_some_and(|o| o.status.success()) {
             Trial::test(NAME, pending_then_accepted)
         } else {
-            harness::unavailable_trial(
+            trials::unavailable_trial(
                 NAME,
                 "cargo-insta is not installed (`cargo install cargo-insta --locked`; .ci/run \
              installs it)"

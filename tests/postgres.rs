@@ -29,7 +29,7 @@ use postgres::{Client, Config, NoTls};
 use sqlsuite::backend::postgres::{Postgres, MAX_VALUE_BYTES, TEMP_FILE_LIMIT, WORK_MEM};
 use sqlsuite::backend::{Backend, Database, Limits, QueryError};
 use sqlsuite::denotation::{ColumnType, Value};
-use sqlsuite::harness;
+use sqlsuite::trials;
 
 const ADMIN_ENV: &str = "SQLSUITE_POSTGRES_ADMIN";
 const SCRATCH: &str = "sqlsuite_scratch";
@@ -48,7 +48,7 @@ fn main() -> ExitCode {
         None => names
             .iter()
             .map(|name| {
-                harness::unavailable_trial(
+                trials::unavailable_trial(
                     *name,
                     format!(
                         "no PostgreSQL server configured: {ADMIN_ENV} is not set \

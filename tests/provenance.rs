@@ -47,8 +47,8 @@ fn tiny_dataset(dir: &Path) {
 
 /// The snapshot's provenance block (from `provenance:` to the blank line after it).
 fn provenance_block(manifest: &Path) -> String {
-    let eval = Evaluation::open(manifest).unwrap();
-    let text = snapshot::render(&eval, 0);
+    let run = Evaluation::open(manifest).unwrap().run(&[0]);
+    let text = snapshot::render(&run, &run.sets[0]);
     let start = text.find("provenance:\n").expect("a provenance block");
     let end = text[start..].find("\n\n").expect("a blank line after it") + start;
     text[start..=end].to_owned()

@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Output};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use sqlsuite::harness;
 use sqlsuite::metric::Status;
 use sqlsuite::report::diff::Diff;
+use sqlsuite::trials;
 use sqlsuite::Evaluation;
 
 fn main() -> ExitCode {
@@ -55,7 +55,7 @@ fn main() -> ExitCode {
     ];
     match chromium::find() {
         None => trials.extend(browser_trials.map(|name| {
-            harness::unavailable_trial(
+            trials::unavailable_trial(
                 name,
                 "chromium is not installed (Debian's `chromium` package; .ci/run installs it)"
                     .to_owned(),
@@ -115,7 +115,8 @@ fn report(dir: &Path, manifest: &Path, args: &[&str]) -> (PathBuf, String) {
 /// The demo's v2 against v1, under its one metric: the items regressed (in the diff's order)
 /// and the items newly correct (in item order).
 fn demo_flips(eval: &Evaluation) -> (Vec<usize>, Vec<usize>) {
-    let diff = Diff::of(eval, 0, 1);
+    let run = eval.run(&[0, 1]);
+    let diff = Diff::of(&run, &run.sets[0], &run.sets[1]);
     let regressed = diff.metrics[0]
         .regressed
         .values()
@@ -379,7 +380,7 @@ fn search_and_filters(browser: &Path) {
     rows.sort();
     let expected: Vec<usize> = (0..eval.items().len())
         .filter(|&i| {
-            eval.items()[i].db_id == "school" && eval.result(1, i).status() == Status::Incorrect
+            eval.items()[i].db_id == "school" && eval.judge(1, i).status() == Status::Incorrect
         })
         .collect();
     assert!(!expected.is_empty());
@@ -392,7 +393,7 @@ fn search_and_filters(browser: &Path) {
     rows.sort();
     let expected: Vec<usize> = (0..eval.items().len())
         .filter(|&i| {
-            eval.result(1, i)
+            eval.judge(1, i)
                 .verdicts
                 .iter()
                 .any(|(m, v)| *m == "exec" && v.code == "sql_error")
@@ -406,7 +407,8 @@ fn search_and_filters(browser: &Path) {
     let dom = chromium::dom(browser, &page, "flipped=1");
     let (mut rows, shown) = visible(&dom);
     rows.sort();
-    let d = Diff::of(&eval, 0, 1);
+    let run = eval.run(&[0, 1]);
+    let d = Diff::of(&run, &run.sets[0], &run.sets[1]);
     let mut flipped: Vec<usize> = d.metrics[0]
         .regressed
         .values()
@@ -453,7 +455,7 @@ fn failing_item(
         .iter()
         .position(|p| p.name == set)
         .unwrap();
-    let v = eval.result(s, index).verdict("exec").unwrap();
+    let v = eval.judge(s, index).verdict("exec").unwrap();
     assert!(!v.details.is_empty(), "item {index} has no details");
     let mut lines = vec![format!("exec: {}", v.reason)];
     lines.extend(
@@ -642,15 +644,15 @@ fn every_set_page(browser: &Path, manifest: &Path, name: &str) {
 /// Spider, dev_2 against dev_1 (the shared data: ignored without it, failed under
 /// `SQLSUITE_REQUIRE_SHARED=1`).
 fn spider_pair(browser: &Path) -> Result<Completion, Failed> {
-    let gold = harness::shared_dir().join("data/spider/dev_gold.sql");
+    let gold = trials::shared_dir().join("data/spider/dev_gold.sql");
     if !gold.is_file() {
         let why = format!(
             "Spider data unavailable: {} not found (set {})",
             gold.display(),
-            harness::SHARED_ENV
+            trials::SHARED_ENV
         );
-        return if harness::data_required() {
-            Err(format!("{why} ({}=1)", harness::REQUIRE_DATA_ENV).into())
+        return if trials::data_required() {
+            Err(format!("{why} ({}=1)", trials::REQUIRE_DATA_ENV).into())
         } else {
             Ok(Completion::ignored_with(why))
         };

@@ -10,18 +10,18 @@ use std::process::ExitCode;
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::dataset::sede;
 use sqlsuite::report::snapshot;
-use sqlsuite::{harness, Manifest};
+use sqlsuite::{trials, Manifest};
 use sqlsuite_reference::pcm::{self, Rules};
 
 const MANIFEST: &str = "datasets/sede.toml";
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let (mut trials, eval) = harness::trials_for(Path::new(MANIFEST));
+    let (mut trials, eval) = trials::trials_for(Path::new(MANIFEST));
     if eval.is_some() {
         trials.push(Trial::test("sede::gold_parse::snapshot", gold_parse_report));
     }
-    harness::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
+    trials::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
 }
 
 /// The parse report of `val.jsonl` and `test.jsonl` beside the manifest's gold.

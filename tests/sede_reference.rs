@@ -22,12 +22,12 @@ use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::dataset::sqleval::unescape;
-use sqlsuite::harness;
 use sqlsuite::report::snapshot;
+use sqlsuite::trials;
 use sqlsuite_reference::pcm::{self, Category, Rules, Variant};
 
 fn sede_dir() -> PathBuf {
-    harness::shared_dir().join("data/sede")
+    trials::shared_dir().join("data/sede")
 }
 
 fn main() -> ExitCode {
@@ -36,7 +36,7 @@ fn main() -> ExitCode {
     let mut trials = Vec::new();
     if !dir.join("reference").is_dir() {
         let why = format!("data unavailable: {}/reference is missing", dir.display());
-        trials.push(harness::unavailable_trial("sede::reference::data", why));
+        trials.push(trials::unavailable_trial("sede::reference::data", why));
     } else {
         let pairs = dir.join("reference/pairs_val.tsv");
         let p2 = pairs.clone();
@@ -55,7 +55,7 @@ fn main() -> ExitCode {
             check_gold_vs_gold(&d)
         }));
     }
-    harness::run_trials(&args, trials, &[])
+    trials::run_trials(&args, trials, &[])
 }
 
 /// A TSV file as rows of named fields.

@@ -14,20 +14,20 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::metric::exact_match::{EsmMode, ExactMatch, ExactMatchOptions};
 use sqlsuite::metric::Metric;
 use sqlsuite::report::spider_table;
-use sqlsuite::{harness, Evaluation, Manifest};
+use sqlsuite::{trials, Evaluation, Manifest};
 
 const MANIFEST: &str = "datasets/sparc.toml";
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let (mut trials, eval) = harness::trials_for(Path::new(MANIFEST));
+    let (mut trials, eval) = trials::trials_for(Path::new(MANIFEST));
     if eval.is_some() {
         trials.push(Trial::test(
             "sparc::conformance::eval_output",
             reproduce_eval_output,
         ));
     }
-    harness::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
+    trials::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
 }
 
 /// Writes `text` without its last blank-line-separated group.
@@ -87,7 +87,9 @@ fn reproduce_eval_output() -> Result<(), Failed> {
         ])
     })
     .map_err(|e| e.to_string())?;
-    let ours = spider_table::table(&eval, 0).ok_or("no official table (items have no hardness)")?;
+    let run = eval.run(&[0]);
+    let ours = spider_table::table(&run, &run.sets[0])
+        .ok_or("no official table (items have no hardness)")?;
     let expected = read("eval_output.txt")?;
 
     let ours = numeric_rows(&ours);

@@ -13,9 +13,9 @@ use std::sync::{Arc, OnceLock};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use sqlsuite::dataset::spider::read_gold;
-use sqlsuite::harness;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
+use sqlsuite::trials;
 use sqlsuite::{Evaluation, Manifest};
 
 const MANIFEST: &str = "datasets/spider.toml";
@@ -45,7 +45,7 @@ fn plug_value_evaluation() -> Result<Evaluation, String> {
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let (mut trials, eval) = harness::trials_for(Path::new(MANIFEST));
+    let (mut trials, eval) = trials::trials_for(Path::new(MANIFEST));
     if let Some(eval) = &eval {
         // Opened lazily, once, by the first plug_value trial that runs.
         let plugged: Arc<OnceLock<Result<Evaluation, String>>> = Arc::default();
@@ -81,15 +81,15 @@ fn main() -> ExitCode {
             move || dev_json_matches(&gold),
         ));
     }
-    harness::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
+    trials::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
 }
 
 /// The HTML page of all 14 sets (`sqlsuite report datasets/spider.toml`) stays under 5 MB
 /// (spec/report.md has its size and the time it takes to open).
 fn every_set_page_size(eval: &Evaluation) -> Result<(), Failed> {
     const LIMIT: usize = 5_000_000;
-    eval.evaluate_all(&|| {});
-    let page = sqlsuite::report::overview::render(eval).map_err(|e| e.to_string())?;
+    let run = eval.run_all();
+    let page = sqlsuite::report::overview::render(&run).map_err(|e| e.to_string())?;
     println!(
         "spider: the page of {} sets × {} items is {} bytes",
         eval.dataset.predictions.len(),
@@ -146,7 +146,7 @@ fn conformance(eval: &Evaluation, set: usize, label: &str, column: usize) -> Res
     let mut known = 0;
     let mut correct_both = 0;
     for (i, item) in eval.items().iter().enumerate() {
-        let ours = eval.result(set, i);
+        let ours = eval.judge(set, i);
         let status = ours.verdict("exec").map_or(Status::Skipped, |v| v.status);
         let expected = reference.get(i).copied().flatten();
         let listed = FLOAT_SUMMATION.contains(&(name.as_str(), i));
@@ -248,19 +248,19 @@ fn exact_match_conformance(eval: &Arc<Evaluation>, set: usize) -> Result<(), Fai
         let (Some(hardness), Some(exact)) = (row.get(2), row.get(3)) else {
             return Err(format!("{}:{}: malformed", path.display(), i + 2).into());
         };
-        let verdict = eval.result(set, i).verdict("exact_match").cloned();
+        let verdict = eval.judge(set, i).verdict("exact_match").cloned();
         let ours = verdict.as_ref().map(|v| v.status);
         let expected = if *exact == "1" {
             Status::Correct
         } else {
             Status::Incorrect
         };
-        if ours != Some(expected) || item.hardness != Some(*hardness) {
+        if ours != Some(expected) || item.group("hardness") != Some(*hardness) {
             disagreements.push(format!(
                 "{i:04} {}: reference {exact} {hardness}, sqlsuite {:?} {:?} ({})",
                 item.db_id,
                 ours,
-                item.hardness,
+                item.group("hardness"),
                 verdict.map(|v| v.reason).unwrap_or_default()
             ));
         } else if expected == Status::Correct {

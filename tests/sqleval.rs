@@ -28,11 +28,11 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use sqlsuite::dataset::sqleval::unescape;
-use sqlsuite::harness;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::sqleval::{Sqleval, SqlevalOptions};
 use sqlsuite::metric::{is_correct_code, Metric, Status};
 use sqlsuite::registry::OpenError;
+use sqlsuite::trials;
 use sqlsuite::{Evaluation, Manifest};
 use sqlsuite_reference::defog::{
     compare_with_fixes, compare_with_gold_sql, expand_gold, tables_from_reference_json, Fixes,
@@ -42,7 +42,7 @@ use sqlsuite_reference::defog::{
 const DIALECTS: [&str; 2] = ["sqlite", "postgres"];
 
 fn reference_dir() -> PathBuf {
-    harness::shared_dir().join("data/sqleval/reference")
+    trials::shared_dir().join("data/sqleval/reference")
 }
 
 fn main() -> ExitCode {
@@ -51,7 +51,7 @@ fn main() -> ExitCode {
     let mut trials = Vec::new();
     if !dir.is_dir() {
         let why = format!("data unavailable: {} is missing", dir.display());
-        trials.push(harness::unavailable_trial("sqleval::reference::data", why));
+        trials.push(trials::unavailable_trial("sqleval::reference::data", why));
     } else {
         for dialect in DIALECTS {
             let file = dir.join(format!("pairs_{dialect}.tsv"));
@@ -79,7 +79,7 @@ fn main() -> ExitCode {
     let mut evaluations = Vec::new();
     for dialect in DIALECTS {
         let manifest = format!("datasets/sqleval_{dialect}.toml");
-        let (t, eval) = harness::trials_for(Path::new(&manifest));
+        let (t, eval) = trials::trials_for(Path::new(&manifest));
         trials.extend(t);
         let Some(eval) = eval else { continue };
         let file = dir.join(format!("pairs_{dialect}.tsv"));
@@ -95,12 +95,12 @@ fn main() -> ExitCode {
         ));
         evaluations.push(eval);
     }
-    harness::run_trials(&args, trials, &evaluations)
+    trials::run_trials(&args, trials, &evaluations)
 }
 
 /// (exact, correct) of an executed verdict.
 fn executed(eval: &Evaluation, i: usize) -> Result<(bool, bool, String), String> {
-    let result = eval.result(0, i);
+    let result = eval.judge(0, i);
     let v = result
         .verdict("sqleval")
         .ok_or("the manifest does not enable sqleval")?;
@@ -134,7 +134,7 @@ fn check_executed_compat(eval: &Evaluation, path: &Path) -> Result<(), Failed> {
     for (i, pair) in pairs.iter().enumerate() {
         let (exact, correct, code) = executed(eval, i)?;
         if (exact, correct) != (pair.exact, pair.correct) {
-            let result = eval.result(0, i);
+            let result = eval.judge(0, i);
             let reason = result
                 .verdict("sqleval")
                 .map(|v| v.reason.clone())
@@ -182,7 +182,7 @@ fn check_executed_default(manifest: &str, path: &Path) -> Result<(), Failed> {
     let eval = Arc::new(eval);
     let pairs = read_pairs(path)?;
     aligned(&eval, &pairs)?;
-    eval.evaluate_set(0, &|| {});
+    eval.run(&[0]);
     let mut disagreements = Vec::new();
     let mut clock = Vec::new();
     let mut departures = Vec::new();
@@ -586,20 +586,20 @@ fn gold_against_itself(dialect: &str, questions: &Path) -> Result<Completion, Fa
         Ok(eval) => eval,
         Err(OpenError::Manifest(LoadError::Unavailable(why))) => {
             let why: Vec<String> = why.iter().map(ToString::to_string).collect();
-            if harness::data_required() {
+            if trials::data_required() {
                 return Err(why.join("; ").into());
             }
             return Ok(Completion::ignored_with(why.join("; ")));
         }
         Err(e) => return Err(e.to_string().into()),
     };
-    eval.evaluate_set(0, &|| {});
+    eval.run(&[0]);
     let mut wrong = Vec::new();
     let mut categories = std::collections::BTreeSet::new();
     for (i, item) in eval.items().iter().enumerate() {
         categories.insert(item.category.clone().unwrap_or_default());
         let v = eval
-            .result(0, i)
+            .judge(0, i)
             .verdict("sqleval")
             .cloned()
             .ok_or("no sqleval verdict")?;

@@ -33,11 +33,11 @@ use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::Database;
 use sqlsuite::dataset::{predictions, spider, DatabaseLocator, Item};
 use sqlsuite::executor::Executor;
-use sqlsuite::harness;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
 use sqlsuite::registry::{self, OpenError};
+use sqlsuite::trials;
 use sqlsuite::Manifest;
 use sqlsuite_distill::distill::{distill_all, DistillOptions, SchemaOutcome};
 use sqlsuite_distill::inputs::schema_inputs;
@@ -668,7 +668,7 @@ fn main() -> ExitCode {
     };
     if let Some(why) = unavailable {
         let trial =
-            harness::unavailable_trial("test_suite::data", format!("data unavailable: {why}"));
+            trials::unavailable_trial("test_suite::data", format!("data unavailable: {why}"));
         return libtest_mimic::run(&args, vec![trial]).exit_code();
     }
     let sample: Arc<OnceLock<Result<Sample, String>>> = Arc::default();

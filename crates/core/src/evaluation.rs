@@ -1,22 +1,26 @@
 //! An evaluation: a manifest's dataset, its metrics and an executor, and the verdict of every
 //! (prediction set, item) pair, computed on first use and kept.
 //!
-//! Trials, snapshot checks, the CLI and the benchmark all read verdicts from here, so each
-//! prediction is judged once per run however many reports look at it.
+//! The stage that runs SQL. What it comes to is a [`Run`], plain data that reports read; the
+//! trials judge one item at a time ([`Evaluation::judge`]) so that a process running one trial
+//! (cargo-nextest) judges only its item. Each prediction is judged once per evaluation however
+//! many reports look at it.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::backend::{Backend, Databases};
+use crate::backend::Databases;
 use crate::dataset::{Dataset, Item};
 use crate::executor::Executor;
 use crate::manifest::Manifest;
-use crate::metric::{exact_match, Metric, Resources, Status, Verdict};
+use crate::metric::{Metric, Resources, Status, Verdict};
 use crate::provenance::Provenance;
 use crate::registry::{self, Composition};
+use crate::run::{CorpusScores, ItemResult, Judged, Run, SetRun};
 use crate::work_pool;
 
 pub use crate::registry::OpenError;
@@ -26,7 +30,7 @@ pub use crate::registry::OpenError;
 /// 0.6 s per megabyte; the longest of the 14 Spider models' 14,476 predictions is 5,006 bytes.
 pub const MAX_PREDICTION_BYTES: usize = 1_000_000;
 
-/// Told as a run's (set, item) pairs start and finish ([`Evaluation::evaluate_watched`]).
+/// Told as a run's (set, item) pairs start and finish ([`Evaluation::run_watched`]).
 pub trait Watch: Sync {
     /// The pair is about to be judged, on this thread.
     fn started(&self, _set: usize, _item: usize) {}
@@ -43,37 +47,12 @@ impl Watch for Progress<'_> {
     }
 }
 
-/// The verdicts of every enabled metric for one prediction.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ItemResult {
-    /// `(metric name, verdict)` in the manifest's metric order.
-    pub verdicts: Vec<(&'static str, Verdict)>,
-}
-
-impl ItemResult {
-    /// The overall status: incorrect if any metric judged the prediction incorrect, else a gold
-    /// error if any metric had one, else correct if any metric judged it correct, else skipped
-    /// (no metric could evaluate it).
-    pub fn status(&self) -> Status {
-        let has = |s: Status| self.verdicts.iter().any(|(_, v)| v.status == s);
-        [Status::Incorrect, Status::GoldError, Status::Correct]
-            .into_iter()
-            .find(|&s| has(s))
-            .unwrap_or(Status::Skipped)
-    }
-
-    pub fn verdict(&self, metric: &str) -> Option<&Verdict> {
-        self.verdicts
-            .iter()
-            .find(|(m, _)| *m == metric)
-            .map(|(_, v)| v)
-    }
-}
-
 /// A dataset under evaluation.
 #[derive(Debug)]
 pub struct Evaluation {
+    /// The manifest it was opened from.
     pub manifest: Manifest,
+    /// The items, the prediction sets and where each item's databases are.
     pub dataset: Dataset,
     metrics: Vec<Box<dyn Metric>>,
     databases: Option<Databases>,
@@ -114,24 +93,27 @@ impl Evaluation {
         let Composition {
             format,
             inputs,
+            backend,
             databases,
             metrics,
             resources,
+            groupings,
         } = composition;
         let mut dataset = Dataset::load(format, &inputs, databases.as_ref().map(|d| &d.naming))?;
-        if let Some(schemas) = &resources.schemas {
-            // Items learn their gold's hardness here, for every metric's per-hardness report.
+        // Items learn their groups (Spider's hardness, …) from the registry's groupings.
+        for grouping in &groupings {
             for item in &mut dataset.items {
-                item.hardness = exact_match::hardness(schemas, item);
+                if let Some(label) = (grouping.label)(item, &resources) {
+                    item.groups.push((grouping.name, label));
+                }
             }
         }
-        let backend: Box<dyn Backend> = match &databases {
-            Some(d) => d.open().map_err(|message| OpenError::Backend {
+        let backend = backend
+            .open(databases.as_ref())
+            .map_err(|message| OpenError::Backend {
                 manifest: manifest.path.clone(),
                 message,
-            })?,
-            None => Box::new(crate::backend::sqlite::Sqlite),
-        };
+            })?;
         let executor = Executor::new(backend, manifest.cache.clone());
         let results = dataset
             .predictions
@@ -149,6 +131,7 @@ impl Evaluation {
         })
     }
 
+    /// The enabled metrics' names, in the manifest's order.
     pub fn metrics(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.metrics.iter().map(|m| m.name())
     }
@@ -161,6 +144,7 @@ impl Evaluation {
             .map(|m| m.as_ref())
     }
 
+    /// The gold items.
     pub fn items(&self) -> &[Item] {
         &self.dataset.items
     }
@@ -170,6 +154,7 @@ impl Evaluation {
         self.databases.as_ref()
     }
 
+    /// The executor queries run through (its caches shared by every metric).
     pub fn executor(&self) -> &Executor {
         &self.executor
     }
@@ -194,10 +179,24 @@ impl Evaluation {
         &self.dataset.predictions[set].queries[item]
     }
 
-    /// The verdicts for one prediction (computed on first call).
-    pub fn result(&self, set: usize, item: usize) -> &ItemResult {
+    /// The position of the prediction set named `name`.
+    pub fn set_named(&self, name: &str) -> Option<usize> {
+        self.dataset.predictions.iter().position(|p| p.name == name)
+    }
+
+    /// The verdicts for one prediction (judged on first call, then kept).
+    pub fn judge(&self, set: usize, item: usize) -> &ItemResult {
         // On a worker: the pool's stack is deep enough for SQLite's recursion.
-        self.results[set][item].get_or_init(|| work_pool::run(|| self.judge(set, item)))
+        self.results[set][item].get_or_init(|| work_pool::run(|| self.verdicts(set, item)))
+    }
+
+    /// Item `item` of set `set` judged: the item, the prediction and its verdicts.
+    pub fn judged(&self, set: usize, item: usize) -> Judged<'_> {
+        Judged {
+            item: &self.dataset.items[item],
+            prediction: self.prediction(set, item),
+            result: self.judge(set, item),
+        }
     }
 
     /// The result if it has been computed already.
@@ -205,7 +204,13 @@ impl Evaluation {
         self.results[set][item].get()
     }
 
-    fn judge(&self, set: usize, index: usize) -> ItemResult {
+    /// Whether every item of set `set` has been judged.
+    pub fn is_judged(&self, set: usize) -> bool {
+        self.results[set].iter().all(|r| r.get().is_some())
+    }
+
+    /// Every metric's verdict on one prediction.
+    fn verdicts(&self, set: usize, index: usize) -> ItemResult {
         let item = &self.dataset.items[index];
         let prediction = self.prediction(set, index);
         if prediction.len() > MAX_PREDICTION_BYTES {
@@ -232,37 +237,102 @@ impl Evaluation {
         ItemResult { verdicts }
     }
 
-    /// Computes every result of one prediction set, in parallel; `progress` is called after each.
-    pub fn evaluate_set(&self, set: usize, progress: &(dyn Fn() + Sync)) -> Vec<&ItemResult> {
-        work_pool::run(|| {
-            (0..self.dataset.items.len())
-                .into_par_iter()
-                .map(|i| {
-                    let r = self.result(set, i);
-                    progress();
-                    r
-                })
-                .collect()
+    /// The run of the given prediction sets: each pair not judged yet is judged, in parallel.
+    pub fn run(&self, sets: &[usize]) -> Run {
+        self.run_watched(sets, &Progress(&|| {}))
+    }
+
+    /// The run of every prediction set.
+    pub fn run_all(&self) -> Run {
+        let sets: Vec<usize> = (0..self.dataset.predictions.len()).collect();
+        self.run(&sets)
+    }
+
+    /// [`Evaluation::run`], calling `progress` after each pair.
+    pub fn run_with_progress(&self, sets: &[usize], progress: &(dyn Fn() + Sync)) -> Run {
+        self.run_watched(sets, &Progress(progress))
+    }
+
+    /// [`Evaluation::run`], telling `watch` as each pair starts and finishes.
+    pub fn run_watched(&self, sets: &[usize], watch: &dyn Watch) -> Run {
+        self.judge_watched(sets, watch);
+        Run {
+            manifest: self.manifest.clone(),
+            dataset: self.dataset.name.clone(),
+            items: self.dataset.items.clone(),
+            metrics: self.metrics().collect(),
+            sets: sets.iter().map(|&set| self.set_run(set)).collect(),
+            provenance: self.provenance().clone(),
+        }
+    }
+
+    /// Set `set`'s judged results as plain data, with the metrics' corpus scores.
+    fn set_run(&self, set: usize) -> SetRun {
+        let predictions = &self.dataset.predictions[set];
+        let results: Vec<ItemResult> = (0..self.dataset.items.len())
+            .map(|i| self.judge(set, i).clone())
+            .collect();
+        let corpus = self
+            .metrics
+            .iter()
+            .filter_map(|m| self.corpus_scores(m.as_ref(), &predictions.queries, &results))
+            .collect();
+        SetRun {
+            index: set,
+            name: predictions.name.clone(),
+            file: predictions.file.clone(),
+            predictions: predictions.queries.clone(),
+            results,
+            corpus,
+        }
+    }
+
+    /// `metric`'s corpus scores over the scored (item, prediction) pairs, overall and per
+    /// category; `None` for a metric that has none.
+    fn corpus_scores(
+        &self,
+        metric: &dyn Metric,
+        predictions: &[String],
+        results: &[ItemResult],
+    ) -> Option<CorpusScores> {
+        let mut scored = Vec::new();
+        let mut by_category: BTreeMap<&str, Vec<(&Item, &str)>> = BTreeMap::new();
+        for ((item, prediction), result) in self.dataset.items.iter().zip(predictions).zip(results)
+        {
+            let Some(v) = result.verdict(metric.name()) else {
+                continue;
+            };
+            if matches!(v.status, Status::Correct | Status::Incorrect) {
+                let pair = (item, prediction.as_str());
+                scored.push(pair);
+                if let Some(c) = &item.category {
+                    by_category.entry(c).or_default().push(pair);
+                }
+            }
+        }
+        let owned = |scores: Vec<(&str, f64)>| -> Vec<(String, f64)> {
+            scores.into_iter().map(|(n, v)| (n.to_owned(), v)).collect()
+        };
+        let overall = owned(metric.corpus_scores(&scored));
+        if overall.is_empty() {
+            return None;
+        }
+        Some(CorpusScores {
+            metric: metric.name(),
+            overall,
+            by_category: by_category
+                .into_iter()
+                .map(|(c, pairs)| (c.to_owned(), owned(metric.corpus_scores(&pairs))))
+                .collect(),
         })
     }
 
-    /// Computes every result of every set, in parallel.
-    pub fn evaluate_all(&self, progress: &(dyn Fn() + Sync)) {
-        let sets: Vec<usize> = (0..self.dataset.predictions.len()).collect();
-        self.evaluate_sets(&sets, progress);
-    }
-
-    /// Computes every result of the given sets in one parallel pass over all their (set, item)
-    /// pairs: no barrier between sets, so a slow prediction of one set does not leave a worker
-    /// idle while another set waits.
-    pub fn evaluate_sets(&self, sets: &[usize], progress: &(dyn Fn() + Sync)) {
-        self.evaluate_watched(sets, &Progress(progress));
-    }
-
-    /// [`Evaluation::evaluate_sets`], telling `watch` as each pair starts and finishes (on the
-    /// worker that judges it): a journal of verdicts written as they come, a supervisor that
-    /// must know which queries were running when the process died.
-    pub fn evaluate_watched(&self, sets: &[usize], watch: &dyn Watch) {
+    /// Judges every pair of the given sets in one parallel pass (no barrier between sets, so a
+    /// slow prediction of one set does not leave a worker idle while another set waits),
+    /// telling `watch` as each pair starts and finishes (on the worker that judges it): a
+    /// journal of verdicts written as they come, a supervisor that must know which queries were
+    /// running when the process died.
+    fn judge_watched(&self, sets: &[usize], watch: &dyn Watch) {
         let n = self.dataset.items.len();
         work_pool::run(|| {
             (0..sets.len() * n).into_par_iter().for_each(|k| {
@@ -273,7 +343,7 @@ impl Evaluation {
                 }
                 watch.started(set, item);
                 let start = Instant::now();
-                let r = self.result(set, item);
+                let r = self.judge(set, item);
                 watch.finished(set, item, r, start.elapsed());
             })
         });
@@ -305,12 +375,6 @@ impl Evaluation {
 
     /// Trial-name index width: enough digits for the largest index.
     pub fn index_width(&self) -> usize {
-        self.dataset
-            .items
-            .len()
-            .saturating_sub(1)
-            .to_string()
-            .len()
-            .max(1)
+        crate::run::index_width(self.dataset.items.len())
     }
 }

@@ -24,11 +24,12 @@ pub mod dataset;
 pub mod evaluation;
 pub mod exec_plan;
 pub mod executor;
-pub mod harness;
 pub mod manifest;
 pub mod metric;
 pub mod provenance;
 pub mod registry;
+pub mod run;
+pub mod trials;
 pub mod work_pool;
 
 #[doc(hidden)]
@@ -41,7 +42,8 @@ pub mod report;
 pub mod sql_tokens;
 
 pub use backend::{Backend, BackendEntry, Database};
-pub use evaluation::{Evaluation, ItemResult};
+pub use evaluation::Evaluation;
 pub use manifest::Manifest;
 pub use metric::{Metric, MetricEntry, Status, Verdict};
 pub use registry::{compose, Registry};
+pub use run::{ItemResult, Run};

@@ -16,7 +16,7 @@ use crate::backend::{self, BackendEntry, Databases, Naming};
 use crate::config::{ManifestError, Section};
 use crate::dataset::{self, DatabaseLocator, DatasetError, FormatEntry, Inputs, PredictionInput};
 use crate::manifest::{LoadError, Manifest, WhenMissing};
-use crate::metric::{self, exact_match, Metric, MetricEntry, Resources};
+use crate::metric::{self, exact_match, GroupingEntry, Metric, MetricEntry, Resources};
 
 /// The gold file formats, by `[dataset] format`.
 pub const FORMATS: &[FormatEntry] = &[
@@ -46,13 +46,22 @@ pub const METRICS: &[MetricEntry] = &[
     metric::text_match::ENTRY,
 ];
 
+/// The groupings of items for per-group reports, by name.
+pub const GROUPINGS: &[GroupingEntry] = &[metric::exact_match::HARDNESS];
+
 /// A set of entries to compose manifests with: [`STANDARD`] is sqlsuite's; a test or an
 /// embedding program may add its own entries to a copy.
 #[derive(Debug, Clone, Copy)]
 pub struct Registry {
+    /// The gold file formats.
     pub formats: &'static [FormatEntry],
+    /// The backends; the first is the default (it runs the queries of a manifest without
+    /// `[databases]`, which has none to run).
     pub backends: &'static [BackendEntry],
+    /// The metrics, in the order reports show them.
     pub metrics: &'static [MetricEntry],
+    /// The groupings every item is labelled with where the dataset allows.
+    pub groupings: &'static [GroupingEntry],
 }
 
 /// The registry of everything sqlsuite ships.
@@ -60,6 +69,7 @@ pub const STANDARD: Registry = Registry {
     formats: FORMATS,
     backends: BACKENDS,
     metrics: METRICS,
+    groupings: GROUPINGS,
 };
 
 /// Composes `manifest` with the [`STANDARD`] registry.
@@ -78,15 +88,28 @@ pub fn compose_for_writing_databases(manifest: &Manifest) -> Result<Composition,
 /// Errors opening a manifest's evaluation.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
+    /// The manifest is invalid, or its data is unavailable.
     #[error(transparent)]
     Manifest(#[from] LoadError),
+    /// A gold or prediction file could not be read.
     #[error(transparent)]
     Dataset(#[from] DatasetError),
     /// Metrics a caller made for the manifest could not be made.
     #[error("{}: {message}", manifest.display())]
-    Metric { manifest: PathBuf, message: String },
+    Metric {
+        /// The manifest.
+        manifest: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The backend could not be opened (a server refused the connection).
     #[error("{}: backend: {message}", manifest.display())]
-    Backend { manifest: PathBuf, message: String },
+    Backend {
+        /// The manifest.
+        manifest: PathBuf,
+        /// What the backend said.
+        message: String,
+    },
 }
 
 impl From<ManifestError> for OpenError {
@@ -98,15 +121,20 @@ impl From<ManifestError> for OpenError {
 /// What a manifest composes to.
 #[derive(Debug)]
 pub struct Composition {
+    /// The gold file format.
     pub format: &'static FormatEntry,
     /// The gold and prediction files.
     pub inputs: Inputs,
+    /// The backend that runs the queries: `[databases]`'s, else the registry's default.
+    pub backend: &'static BackendEntry,
     /// `[databases]`, configured by its backend; `None` without that section.
     pub databases: Option<Databases>,
     /// The enabled metrics, in report order.
     pub metrics: Vec<Box<dyn Metric>>,
     /// What the metrics were built with (the dataset's schemas).
     pub resources: Resources,
+    /// The groupings to label items with.
+    pub groupings: Vec<GroupingEntry>,
 }
 
 /// The entry `name` of `entries`, or an error at `span` listing the known names.
@@ -207,6 +235,7 @@ impl Registry {
         }
 
         let mut missing = manifest.missing.clone();
+        let mut backend = &self.backends[0];
         let databases = match source.section(&["databases"])? {
             None => None,
             Some(section) => {
@@ -223,6 +252,7 @@ impl Registry {
                     }
                     None => &self.backends[0],
                 };
+                backend = entry;
                 let before = missing.len();
                 let databases = (entry.configure)(&section, &mut missing)?;
                 let globs_a_suite = || match &databases.naming {
@@ -365,9 +395,11 @@ impl Registry {
         Ok(Composition {
             format,
             inputs,
+            backend,
             databases,
             metrics,
             resources,
+            groupings: self.groupings.to_vec(),
         })
     }
 }

@@ -4,7 +4,7 @@
 //! subqueries), which overflows a thread's usual 2 or 8 MiB of stack and aborts the process.
 //! The pool's threads reserve [`QUERY_STACK`] (address space, touched only as far as a query
 //! recurses), so queries run on them need no fresh stack. A query run elsewhere still gets one
-//! (`backend::sqlite::run_query`), at the price of mapping it for every query: library callers
+//! (the SQLite backend's `run_query`), at the price of mapping it for every query: library callers
 //! reach the pool through [`run`], which [`Evaluation`](crate::Evaluation) and the distiller do
 //! for all their work.
 
@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
-use crate::backend::sqlite::QUERY_STACK;
+use crate::backend::QUERY_STACK;
 
 /// Requested number of workers; 0: one per core.
 static THREADS: AtomicUsize = AtomicUsize::new(0);

@@ -82,7 +82,7 @@ fn a_new_metric_is_one_entry_and_one_registry_line() {
     let composition = WITH_CHARS.compose(&manifest).unwrap();
     let eval = Evaluation::composed(manifest, composition).unwrap();
     let codes: Vec<&str> = (0..2)
-        .map(|i| eval.result(0, i).verdicts[0].1.code.as_str())
+        .map(|i| eval.judge(0, i).verdicts[0].1.code.as_str())
         .collect();
     assert_eq!(codes, ["correct", "too_long"]);
 }

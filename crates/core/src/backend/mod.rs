@@ -33,6 +33,22 @@ pub struct BackendEntry {
     /// connect with. Input that is missing (a file, an environment variable) goes to `missing`,
     /// not to the error, so the dataset can be reported unavailable.
     pub configure: fn(&Section<'_>, &mut Vec<ManifestError>) -> Result<Databases, ManifestError>,
+    /// The backend for a manifest without `[databases]` (whose metrics run no query), where it
+    /// needs no configuration: SQLite's. `None` for a backend that must be told where its
+    /// databases are (a server).
+    pub unconfigured: Option<fn() -> Box<dyn Backend>>,
+}
+
+impl BackendEntry {
+    /// Opens the backend on `databases` (`[databases]`, configured by this entry), or
+    /// unconfigured for a manifest without that section.
+    pub fn open(&self, databases: Option<&Databases>) -> Result<Box<dyn Backend>, String> {
+        match (databases, self.unconfigured) {
+            (Some(d), _) => d.open(),
+            (None, Some(unconfigured)) => Ok(unconfigured()),
+            (None, None) => Err(format!("backend {} needs [databases]", self.name)),
+        }
+    }
 }
 
 impl fmt::Debug for BackendEntry {
@@ -126,6 +142,11 @@ impl fmt::Display for Database {
         }
     }
 }
+
+/// The stack a query runs on, in bytes: SQLite's recursion on untrusted SQL (a JSON path 50,000
+/// levels deep, nested subqueries) overflows a thread's usual 2 or 8 MiB, which aborts the
+/// process. The work pool's threads reserve it ([`crate::work_pool`]).
+pub const QUERY_STACK: usize = 256 << 20;
 
 /// Bounds on one query. Predictions are untrusted: every query has all three.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

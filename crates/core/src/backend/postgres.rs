@@ -72,6 +72,7 @@ pub const FETCH_BATCH: usize = 1_000;
 pub const ENTRY: BackendEntry = BackendEntry {
     name: "postgres",
     configure,
+    unconfigured: None,
 };
 
 /// The environment variable a PostgreSQL manifest takes its connection string from, unless it

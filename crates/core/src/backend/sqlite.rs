@@ -37,7 +37,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::prepare_bounds;
-use super::{Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError};
+use super::{Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError, QUERY_STACK};
 use crate::config::{ManifestError, Section};
 use crate::denotation::{ResultTable, Value};
 
@@ -45,6 +45,7 @@ use crate::denotation::{ResultTable, Value};
 pub const ENTRY: BackendEntry = BackendEntry {
     name: "sqlite",
     configure,
+    unconfigured: Some(|| Box::new(Sqlite)),
 };
 
 /// `[databases]` for SQLite.
@@ -300,9 +301,6 @@ pub const MAX_LIKE_PATTERN: i32 = 1_000;
 /// it an allocation fails (SQLITE_NOMEM), also while a statement is prepared, where no
 /// progress handler runs (chained CTEs that each join the previous one three times).
 pub const HEAP_LIMIT: i64 = 512 << 20;
-/// The stack SQLite runs a query on, in bytes: its recursion (a JSON path 50,000 levels deep,
-/// nested subqueries) overflows a thread's usual 2 or 8 MiB, which aborts the process.
-pub const QUERY_STACK: usize = 256 << 20;
 /// Below this much stack left, a query runs on a fresh stack of [`QUERY_STACK`] bytes.
 const STACK_RED_ZONE: usize = 64 << 20;
 

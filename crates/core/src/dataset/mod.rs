@@ -94,9 +94,10 @@ pub struct Item {
     pub source: String,
     /// For conversational datasets (SParC, CoSQL): the interaction and the turn in it.
     pub turn: Option<Turn>,
-    /// The gold's Spider hardness (`easy`, `medium`, `hard`, `extra`), when the dataset has a
-    /// schema to parse it against; set by the evaluation, not by readers.
-    pub hardness: Option<&'static str>,
+    /// The groups the item belongs to, by grouping (`("hardness", "easy")`): set when the
+    /// evaluation is opened, from the registry's groupings (`registry::GROUPINGS`), not by
+    /// readers.
+    pub groups: Vec<(&'static str, String)>,
     /// The dataset's own category of the question (SQL-Eval's `query_category`), if it has one.
     pub category: Option<String>,
     /// The values the gold was written with, where the dataset records them (the classical
@@ -135,12 +136,20 @@ impl Item {
             question: None,
             source: source.into(),
             turn: None,
-            hardness: None,
+            groups: Vec::new(),
             category: None,
             variables: Vec::new(),
             references: Vec::new(),
             described_sql: None,
         }
+    }
+
+    /// The item's group under `grouping` (`item.group("hardness")`: `Some("easy")`).
+    pub fn group(&self, grouping: &str) -> Option<&str> {
+        self.groups
+            .iter()
+            .find(|(g, _)| *g == grouping)
+            .map(|(_, label)| label.as_str())
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::{ComponentScore, Metric, MetricEntry, Resources, Verdict};
+use super::{ComponentScore, GroupingEntry, Metric, MetricEntry, Resources, Verdict};
 use crate::backend::Database;
 use crate::config::{FromSection, ManifestError, Section};
 use crate::dataset::Item;
@@ -132,6 +132,17 @@ impl Metric for ExactMatch {
         verdict.with_components(components)
     }
 }
+
+/// Spider's hardness (`easy`, `medium`, `hard`, `extra`) as a grouping of items, for datasets
+/// with a schema to parse their golds against.
+pub const HARDNESS: GroupingEntry = GroupingEntry {
+    name: "hardness",
+    order: &["easy", "medium", "hard", "extra"],
+    label: |item, resources| {
+        let schemas = resources.schemas.as_ref()?;
+        hardness(schemas, item).map(str::to_owned)
+    },
+};
 
 /// The hardness of a gold query, if it parses against the schema.
 pub fn hardness(schemas: &HashMap<String, Schema>, item: &Item) -> Option<&'static str> {

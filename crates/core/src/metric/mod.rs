@@ -240,6 +240,27 @@ pub struct MetricEntry {
     pub build: BuildMetric,
 }
 
+/// A way of grouping items for per-group reports, contributed by the module that can compute it
+/// (Spider's hardness comes from exact match's parser) and listed in
+/// [`crate::registry::GROUPINGS`]; evaluation labels every item with it ([`Item::groups`]).
+#[derive(Clone, Copy)]
+pub struct GroupingEntry {
+    /// The grouping's name (`hardness`), the key in [`Item::groups`].
+    pub name: &'static str,
+    /// Its groups in the order reports show them.
+    pub order: &'static [&'static str],
+    /// The item's group, where the dataset's resources allow one (a schema to parse its gold).
+    pub label: fn(&Item, &Resources) -> Option<String>,
+}
+
+impl fmt::Debug for GroupingEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GroupingEntry")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
 impl fmt::Debug for MetricEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MetricEntry")

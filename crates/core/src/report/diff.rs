@@ -20,8 +20,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::evaluation::Evaluation;
 use crate::metric::Status;
+use crate::run::{Run, SetRun};
 
 /// Items by reason code, each list in item order.
 pub type ByReason = BTreeMap<String, Vec<usize>>;
@@ -29,6 +29,7 @@ pub type ByReason = BTreeMap<String, Vec<usize>>;
 /// One metric's flips between two sets.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MetricDiff {
+    /// The metric.
     pub metric: String,
     /// Correct in A, incorrect in B: by B's reason.
     pub regressed: ByReason,
@@ -39,35 +40,40 @@ pub struct MetricDiff {
 }
 
 impl MetricDiff {
+    /// Items that regressed.
     pub fn regressions(&self) -> usize {
         self.regressed.values().map(Vec::len).sum()
     }
 
+    /// Items newly correct.
     pub fn fixes(&self) -> usize {
         self.newly_correct.values().map(Vec::len).sum()
     }
 }
 
-/// The comparison of set `a` with set `b` (indices into the dataset's prediction sets).
+/// The comparison of set `a` with set `b`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diff {
-    pub a: usize,
-    pub b: usize,
+    /// The reference set's name (e.g. the deployed model).
+    pub a: String,
+    /// The name of the set compared with it (e.g. the candidate).
+    pub b: String,
+    /// Per metric, in the manifest's order.
     pub metrics: Vec<MetricDiff>,
 }
 
 impl Diff {
-    /// Compares two sets' verdicts (computing those not computed yet).
-    pub fn of(eval: &Evaluation, a: usize, b: usize) -> Diff {
-        let mut metrics: Vec<MetricDiff> = eval
-            .metrics()
+    /// Compares two sets' verdicts.
+    pub fn of(run: &Run, a: &SetRun, b: &SetRun) -> Diff {
+        let mut metrics: Vec<MetricDiff> = run
+            .metrics
+            .iter()
             .map(|m| MetricDiff {
-                metric: m.to_owned(),
+                metric: (*m).to_owned(),
                 ..MetricDiff::default()
             })
             .collect();
-        for i in 0..eval.items().len() {
-            let (ra, rb) = (eval.result(a, i), eval.result(b, i));
+        for (i, (ra, rb)) in a.results.iter().zip(&b.results).enumerate() {
             for d in &mut metrics {
                 let (Some(va), Some(vb)) = (ra.verdict(&d.metric), rb.verdict(&d.metric)) else {
                     continue;
@@ -86,7 +92,11 @@ impl Diff {
                 }
             }
         }
-        Diff { a, b, metrics }
+        Diff {
+            a: a.name.clone(),
+            b: b.name.clone(),
+            metrics,
+        }
     }
 
     /// Regressions over all metrics (an item counted once per metric it regressed under).
@@ -96,17 +106,16 @@ impl Diff {
 
     /// The terminal text (see the module documentation): per metric its counts, then each
     /// direction's reasons, most items first, each with its items (`index db_id`).
-    pub fn render(&self, eval: &Evaluation) -> String {
-        let names = &eval.dataset.predictions;
+    pub fn render(&self, run: &Run) -> String {
         let mut out = format!(
             "{}: {} -> {}, {} items\n",
-            eval.dataset.name,
-            names[self.a].name,
-            names[self.b].name,
-            eval.items().len()
+            run.dataset,
+            self.a,
+            self.b,
+            run.items.len()
         );
-        let width = eval.index_width();
-        let item = |i: usize| format!("{i:0width$} {}", eval.items()[i].db_id);
+        let width = run.index_width();
+        let item = |i: usize| format!("{i:0width$} {}", run.items[i].db_id);
         for d in &self.metrics {
             let _ = writeln!(
                 out,
@@ -145,16 +154,17 @@ impl Diff {
 mod tests {
     use super::*;
 
-    fn demo() -> Evaluation {
+    fn demo() -> Run {
         let manifest =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/demo/demo.toml");
-        Evaluation::open(manifest).unwrap()
+        crate::Evaluation::open(manifest).unwrap().run_all()
     }
 
     #[test]
     fn flips_are_grouped_by_direction_and_reason() {
-        let eval = demo();
-        let d = Diff::of(&eval, 0, 1);
+        let run = demo();
+        let (v1, v2) = (&run.sets[0], &run.sets[1]);
+        let d = Diff::of(&run, v1, v2);
         assert_eq!(d.metrics.len(), 1);
         let exec = &d.metrics[0];
         // v2 breaks item 11 and fixes 06, 08 (SQL errors) and 17 (row count), as the demo's
@@ -171,7 +181,7 @@ mod tests {
             ])
         );
         assert_eq!(d.regressions(), 1);
-        let text = d.render(&eval);
+        let text = d.render(&run);
         assert!(text.starts_with("demo: v1 -> v2, 20 items\n"), "{text}");
         assert!(
             text.contains("exec: 1 regressed, 3 newly correct, "),
@@ -184,11 +194,11 @@ mod tests {
         assert!(sql_error < row_count, "{text}");
 
         // The other way round, the fixes are the regressions.
-        let back = Diff::of(&eval, 1, 0);
+        let back = Diff::of(&run, v2, v1);
         assert_eq!(back.metrics[0].regressed, exec.newly_correct);
         assert_eq!(back.metrics[0].newly_correct, exec.regressed);
         // A set against itself flips nothing.
-        let same = Diff::of(&eval, 0, 0);
+        let same = Diff::of(&run, v1, v1);
         assert_eq!(same.regressions(), 0);
         assert_eq!(same.metrics[0].fixes(), 0);
         assert!(same.metrics[0].reason_changed.is_empty());

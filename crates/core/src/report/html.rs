@@ -17,8 +17,9 @@ use super::diff::Diff;
 use super::message;
 use super::snapshot::{self, Accepted};
 use super::summary::{Summary, Tally};
-use crate::evaluation::Evaluation;
+use crate::metric::exact_match::HARDNESS;
 use crate::metric::Status;
+use crate::run::{Run, SetRun};
 
 const TEMPLATE: &str = include_str!("report.html.j2");
 
@@ -37,7 +38,7 @@ struct Page {
     items: Vec<Row>,
     db_ids: Vec<String>,
     /// Every hardness and every verdict code (`exec=row_count`) of the items, for the filters.
-    hardnesses: Vec<&'static str>,
+    hardnesses: Vec<String>,
     codes: Vec<String>,
     regressed: usize,
     fixed: usize,
@@ -73,7 +74,7 @@ pub(super) struct GroupRow {
 struct Row {
     index: String,
     db_id: String,
-    hardness: Option<&'static str>,
+    hardness: Option<String>,
     category: Option<String>,
     /// `correct`, `incorrect`, `gold_error` or `skipped` (the item's overall status).
     status: &'static str,
@@ -99,10 +100,6 @@ pub(super) fn status_name(status: Status) -> &'static str {
         Status::GoldError => "gold_error",
         Status::Skipped => "skipped",
     }
-}
-
-fn codes(eval: &Evaluation, set: usize, i: usize) -> String {
-    super::outcome::codes(eval, set, i)
 }
 
 pub(super) fn group(label: &str, tallies: &BTreeMap<String, Tally>) -> Group {
@@ -132,10 +129,10 @@ pub(super) fn group(label: &str, tallies: &BTreeMap<String, Tally>) -> Group {
 
 /// Accuracy per Spider hardness, in the official order (easy, medium, hard, extra); `None`
 /// when the items have no hardness.
-pub(super) fn hardness_group(eval: &Evaluation, set: usize, metric: &str) -> Option<Group> {
+pub(super) fn hardness_group(run: &Run, set: &SetRun, metric: &str) -> Option<Group> {
     let mut by_hardness: BTreeMap<String, Tally> = BTreeMap::new();
-    for (i, item) in eval.items().iter().enumerate() {
-        if let (Some(h), Some(v)) = (item.hardness, eval.result(set, i).verdict(metric)) {
+    for (item, result) in run.items.iter().zip(&set.results) {
+        if let (Some(h), Some(v)) = (item.group(HARDNESS.name), result.verdict(metric)) {
             by_hardness.entry(h.to_owned()).or_default().add(v.status);
         }
     }
@@ -143,8 +140,8 @@ pub(super) fn hardness_group(eval: &Evaluation, set: usize, metric: &str) -> Opt
         return None;
     }
     // The official order, not the alphabetical one.
-    let order = ["easy", "medium", "hard", "extra"];
-    let mut g = group("hardness", &by_hardness);
+    let order = HARDNESS.order;
+    let mut g = group(HARDNESS.name, &by_hardness);
     g.rows.sort_by_key(|r| {
         order
             .iter()
@@ -157,36 +154,32 @@ pub(super) fn hardness_group(eval: &Evaluation, set: usize, metric: &str) -> Opt
 /// What a report compares its prediction set with.
 #[derive(Debug, Clone, Copy)]
 pub enum Against<'a> {
-    /// Another prediction set of the manifest (its results computed too).
-    Set(usize),
+    /// Another prediction set of the run.
+    Set(&'a SetRun),
     /// The set's accepted snapshot: the verdict codes recorded there.
     Snapshot(&'a Accepted),
 }
 
-/// The report of set `set` (its results computed), against `against` if given.
-pub fn render(
-    eval: &Evaluation,
-    set: usize,
-    against: Option<Against>,
-) -> Result<String, RenderError> {
+/// The report of set `set`, against `against` if given.
+pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<String, RenderError> {
     let mut regressed_items = Vec::new();
     let mut fixed_items = Vec::new();
     match against {
         Some(Against::Set(b)) => {
-            for m in &Diff::of(eval, b, set).metrics {
+            for m in &Diff::of(run, b, set).metrics {
                 regressed_items.extend(m.regressed.values().flatten().copied());
                 fixed_items.extend(m.newly_correct.values().flatten().copied());
             }
         }
         Some(Against::Snapshot(accepted)) => {
-            let f = snapshot::flips(eval, set, accepted);
+            let f = snapshot::flips(set, accepted);
             regressed_items = f.regressed;
             fixed_items = f.fixed;
         }
         None => {}
     }
     let against_codes = |i: usize| match against? {
-        Against::Set(b) => Some(codes(eval, b, i)),
+        Against::Set(b) => Some(b.results[i].codes()),
         Against::Snapshot(accepted) => Some(accepted.codes.get(&i).map_or_else(
             || "(not in the snapshot)".to_owned(),
             |per_metric| {
@@ -208,11 +201,12 @@ pub fn render(
         }
     };
 
-    let metrics = eval
-        .metrics()
-        .map(|metric| {
-            let s = Summary::of(eval, set, metric);
-            let mut groups: Vec<Group> = hardness_group(eval, set, metric).into_iter().collect();
+    let metrics = run
+        .metrics
+        .iter()
+        .map(|&metric| {
+            let s = Summary::of(run, set, metric);
+            let mut groups: Vec<Group> = hardness_group(run, set, metric).into_iter().collect();
             groups.push(group("db_id", &s.by_db));
             if !s.by_category.is_empty() {
                 groups.push(group("category", &s.by_category));
@@ -225,25 +219,26 @@ pub fn render(
         })
         .collect();
 
-    let width = eval.index_width();
-    let mut items: Vec<Row> = eval
-        .items()
+    let width = run.index_width();
+    let mut items: Vec<Row> = run
+        .items
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            let status = eval.result(set, i).status();
+            let judged = run.judged(set, i);
+            let status = judged.result.status();
             Row {
                 index: format!("{i:0width$}"),
                 db_id: item.db_id.clone(),
-                hardness: item.hardness,
+                hardness: item.group(HARDNESS.name).map(str::to_owned),
                 category: item.category.clone(),
                 status: status_name(status),
                 flip: flip(i),
-                codes: codes(eval, set, i),
+                codes: judged.result.codes(),
                 against_codes: against_codes(i),
-                message: (status != Status::Correct).then(|| message::failure(eval, set, i)),
-                reason: eval
-                    .result(set, i)
+                message: (status != Status::Correct).then(|| message::failure(judged)),
+                reason: judged
+                    .result
                     .verdicts
                     .iter()
                     .find(|(_, v)| v.status != Status::Correct)
@@ -253,7 +248,7 @@ pub fn render(
                     ),
                 question: item.question.clone(),
                 gold: item.gold.clone(),
-                prediction: eval.prediction(set, i).to_owned(),
+                prediction: judged.prediction.to_owned(),
             }
         })
         .collect();
@@ -263,11 +258,11 @@ pub fn render(
         "fixed" => 1,
         _ => 2,
     });
-    let mut db_ids: Vec<String> = eval.items().iter().map(|i| i.db_id.clone()).collect();
+    let mut db_ids: Vec<String> = run.items.iter().map(|i| i.db_id.clone()).collect();
     db_ids.sort();
     db_ids.dedup();
-    let mut hardnesses: Vec<&'static str> = items.iter().filter_map(|r| r.hardness).collect();
-    let order = ["easy", "medium", "hard", "extra"];
+    let mut hardnesses: Vec<String> = items.iter().filter_map(|r| r.hardness.clone()).collect();
+    let order = HARDNESS.order;
     hardnesses.sort_by_key(|h| order.iter().position(|o| o == h).unwrap_or(order.len()));
     hardnesses.dedup();
     let mut all_codes: Vec<String> = items
@@ -278,13 +273,13 @@ pub fn render(
     all_codes.dedup();
 
     let page = Page {
-        dataset: eval.dataset.name.clone(),
-        predictions: eval.dataset.predictions[set].name.clone(),
+        dataset: run.dataset.clone(),
+        predictions: set.name.clone(),
         against: against.map(|a| match a {
-            Against::Set(b) => eval.dataset.predictions[b].name.clone(),
+            Against::Set(b) => b.name.clone(),
             Against::Snapshot(_) => "the accepted snapshot".to_owned(),
         }),
-        provenance: eval.provenance().of_set(set).render(),
+        provenance: run.provenance_of(set).render(),
         metrics,
         regressed: items.iter().filter(|r| r.flip == "regressed").count(),
         fixed: items.iter().filter(|r| r.flip == "fixed").count(),

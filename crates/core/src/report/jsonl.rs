@@ -16,9 +16,9 @@
 
 use serde::Serialize;
 
-use crate::evaluation::Evaluation;
 use crate::metric::{Status, Steps};
 use crate::provenance::SetProvenance;
+use crate::run::{Run, SetRun};
 
 #[derive(Serialize)]
 struct ProvenanceLine<'a> {
@@ -45,20 +45,20 @@ struct Line<'a> {
     steps: Option<Steps>,
 }
 
-/// The lines of one prediction set, its provenance first (computes its results).
-pub fn lines(eval: &Evaluation, set: usize) -> Vec<String> {
+/// The lines of one prediction set, its provenance first.
+pub fn lines(run: &Run, set: &SetRun) -> Vec<String> {
     let provenance = ProvenanceLine {
-        dataset: &eval.dataset.name,
-        predictions: &eval.dataset.predictions[set].name,
-        provenance: eval.provenance().of_set(set),
+        dataset: &run.dataset,
+        predictions: &set.name,
+        provenance: run.provenance_of(set),
     };
     // Serialising strings, numbers and TOML values cannot fail.
     let mut out = vec![serde_json::to_string(&provenance).unwrap_or_default()];
-    for (i, item) in eval.items().iter().enumerate() {
-        for (metric, v) in &eval.result(set, i).verdicts {
+    for (item, result) in run.items.iter().zip(&set.results) {
+        for (metric, v) in &result.verdicts {
             let line = Line {
-                dataset: &eval.dataset.name,
-                predictions: &eval.dataset.predictions[set].name,
+                dataset: &run.dataset,
+                predictions: &set.name,
                 index: item.index,
                 db_id: &item.db_id,
                 metric,

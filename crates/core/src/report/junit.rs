@@ -32,19 +32,19 @@ use quick_xml::Writer;
 use super::outcome::{self, Outcome};
 use super::snapshot::{self, Accepted};
 use super::summary::Summary;
-use crate::evaluation::Evaluation;
 use crate::provenance::{DatabaseDigest, SetProvenance};
+use crate::run::{Run, SetRun};
 
-/// The JUnit document of the given prediction sets (computes their results).
-pub fn render(eval: &Evaluation, sets: &[usize]) -> String {
-    let suites: Vec<Suite> = sets.iter().map(|&set| Suite::of(eval, set)).collect();
+/// The JUnit document of the run's prediction sets.
+pub fn render(run: &Run) -> String {
+    let suites: Vec<Suite> = run.sets.iter().map(|set| Suite::of(run, set)).collect();
     let mut w = Xml::new();
     w.event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
     let count = |f: fn(&Suite) -> usize| suites.iter().map(f).sum::<usize>().to_string();
     w.start(
         "testsuites",
         &[
-            ("name", eval.dataset.name.clone()),
+            ("name", run.dataset.clone()),
             ("tests", count(|s| s.cases.len())),
             ("failures", count(Suite::failures)),
             ("errors", "0".to_owned()),
@@ -66,30 +66,29 @@ struct Suite {
 }
 
 impl Suite {
-    fn of(eval: &Evaluation, set: usize) -> Suite {
-        let name = format!(
-            "{}::{}",
-            eval.dataset.name, eval.dataset.predictions[set].name
-        );
-        let accepted = Accepted::read(&snapshot::path(eval, set));
-        let width = eval.index_width();
-        let cases = eval
-            .items()
+    fn of(run: &Run, set: &SetRun) -> Suite {
+        let name = format!("{}::{}", run.dataset, set.name);
+        let accepted = Accepted::read(&snapshot::path(&run.manifest, &set.name));
+        let width = run.index_width();
+        let mode = run.manifest.gate.mode;
+        let cases = run
+            .items
             .iter()
             .enumerate()
             .map(|(i, item)| {
+                let judged = run.judged(set, i);
                 (
                     format!("{i:0width$}_{}", item.db_id),
-                    outcome::of(eval, set, i, accepted.as_ref()),
-                    outcome::codes(eval, set, i),
+                    outcome::of(i, judged, mode, accepted.as_ref()),
+                    judged.result.codes(),
                 )
             })
             .collect();
-        let mut properties = provenance_properties(&eval.provenance().of_set(set));
-        for metric in eval.metrics() {
+        let mut properties = provenance_properties(&run.provenance_of(set));
+        for metric in &run.metrics {
             properties.push((
                 format!("summary.{metric}"),
-                Summary::of(eval, set, metric).headline(),
+                Summary::of(run, set, metric).headline(),
             ));
         }
         Suite {

@@ -9,13 +9,16 @@
 //!   ('Joe Sharp',)
 //! ```
 
-use crate::evaluation::Evaluation;
 use crate::metric::Status;
+use crate::run::{ItemResult, Judged};
 
 /// The failure message for one prediction: the queries, then each metric that did not pass.
-pub fn failure(eval: &Evaluation, set: usize, index: usize) -> String {
-    let item = &eval.items()[index];
-    let prediction = eval.prediction(set, index);
+pub fn failure(judged: Judged<'_>) -> String {
+    let Judged {
+        item,
+        prediction,
+        result,
+    } = judged;
     let mut out = format!(
         "gold:       {}\nprediction: {}\nsource:     {} (db {})\n",
         item.gold,
@@ -33,15 +36,15 @@ pub fn failure(eval: &Evaluation, set: usize, index: usize) -> String {
     if let Some(sql) = &item.described_sql {
         out.push_str(&format!("sql:        {sql}\n"));
     }
-    out.push_str(&verdicts(eval, set, index));
+    out.push_str(&verdicts(result));
     out
 }
 
 /// The lines of each metric that did not pass: `exec: row count differs: …` and its details
 /// (the differing rows); empty for a correct prediction.
-pub fn verdicts(eval: &Evaluation, set: usize, index: usize) -> String {
+pub fn verdicts(result: &ItemResult) -> String {
     let mut out = String::new();
-    for (metric, v) in &eval.result(set, index).verdicts {
+    for (metric, v) in &result.verdicts {
         if v.status == Status::Correct {
             continue;
         }

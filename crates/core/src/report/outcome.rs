@@ -7,13 +7,14 @@
 
 use super::message;
 use super::snapshot::Accepted;
-use crate::evaluation::Evaluation;
 use crate::manifest::GateMode;
 use crate::metric::Status;
+use crate::run::Judged;
 
 /// What a prediction's trial comes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
+    /// Passed.
     Passed,
     /// Failed, with the message to show.
     Failed(String),
@@ -21,16 +22,17 @@ pub enum Outcome {
     Ignored(String),
 }
 
-/// The outcome of item `i` of set `set`, against the accepted snapshot if there is one.
-pub fn of(eval: &Evaluation, set: usize, i: usize, accepted: Option<&Accepted>) -> Outcome {
-    let result = eval.result(set, i);
-    let regression_mode = eval.manifest.gate.mode == GateMode::Regression;
+/// The outcome of the prediction at position `i` of its set, under the gate's `mode`, against
+/// the set's accepted snapshot if there is one.
+pub fn of(i: usize, judged: Judged<'_>, mode: GateMode, accepted: Option<&Accepted>) -> Outcome {
+    let result = judged.result;
+    let regression_mode = mode == GateMode::Regression;
     if regression_mode {
         let regressed = accepted
             .map(|a| a.regressions(i, result))
             .unwrap_or_default();
         if !regressed.is_empty() {
-            let mut msg = message::failure(eval, set, i);
+            let mut msg = message::failure(judged);
             msg.push_str(&format!(
                 "regression: correct under {} in the accepted snapshot\n",
                 regressed.join(", ")
@@ -49,18 +51,8 @@ pub fn of(eval: &Evaluation, set: usize, i: usize, accepted: Option<&Accepted>) 
             Outcome::Ignored(reasons.join("; "))
         }
         Status::Incorrect | Status::GoldError if regression_mode => {
-            Outcome::Ignored(format!("known failure: {}", codes(eval, set, i)))
+            Outcome::Ignored(format!("known failure: {}", result.codes()))
         }
-        Status::Incorrect | Status::GoldError => Outcome::Failed(message::failure(eval, set, i)),
+        Status::Incorrect | Status::GoldError => Outcome::Failed(message::failure(judged)),
     }
-}
-
-/// `exec=row_count exact_match=correct`: each metric's code for the item.
-pub fn codes(eval: &Evaluation, set: usize, i: usize) -> String {
-    eval.result(set, i)
-        .verdicts
-        .iter()
-        .map(|(m, v)| format!("{m}={}", v.code))
-        .collect::<Vec<_>>()
-        .join(" ")
 }

@@ -19,7 +19,8 @@ use serde::Serialize;
 use super::html::{hardness_group, status_name, RenderError};
 use super::message;
 use super::summary::Summary;
-use crate::evaluation::Evaluation;
+use crate::metric::exact_match::HARDNESS;
+use crate::run::Run;
 
 const TEMPLATE: &str = include_str!("overview.html.j2");
 
@@ -67,7 +68,7 @@ struct Data<'a> {
     texts: Vec<&'a str>,
     /// Per item: `[index, db (into dbs), hardness, gold (into texts), question (into texts, or
     /// -1)]`.
-    items: Vec<(usize, usize, &'static str, usize, i64)>,
+    items: Vec<(usize, usize, &'a str, usize, i64)>,
     /// Per set: per item, per metric, the kind (into kinds), items × metrics long.
     verdicts: Vec<Vec<usize>>,
     /// Per set: per item, the prediction (into texts).
@@ -106,22 +107,21 @@ fn accuracy(correct: usize, scored: usize) -> String {
     }
 }
 
-/// The items' JSON document (computes every set's results).
-fn data<'a>(eval: &'a Evaluation, messages: &'a [Vec<String>]) -> Data<'a> {
-    let sets = 0..eval.dataset.predictions.len();
-    let metrics: Vec<&str> = eval.metrics().collect();
+/// The items' JSON document.
+fn data<'a>(run: &'a Run, messages: &'a [Vec<String>]) -> Data<'a> {
+    let metrics: Vec<&str> = run.metrics.clone();
     let mut texts: Table<&str> = Table::new();
     let mut dbs: Table<&str> = Table::new();
     let mut kinds: Table<(&'static str, &str)> = Table::new();
-    let items = eval
-        .items()
+    let items = run
+        .items
         .iter()
         .map(|item| {
             let question = item.question.as_deref().map_or(-1, |q| texts.id(q) as i64);
             (
                 item.index,
                 dbs.id(&item.db_id),
-                item.hardness.unwrap_or(""),
+                item.group(HARDNESS.name).unwrap_or(""),
                 texts.id(&item.gold),
                 question,
             )
@@ -130,12 +130,12 @@ fn data<'a>(eval: &'a Evaluation, messages: &'a [Vec<String>]) -> Data<'a> {
     let mut verdicts = Vec::new();
     let mut predictions = Vec::new();
     let mut failures = Vec::new();
-    for set in sets {
-        let mut v = Vec::with_capacity(eval.items().len() * metrics.len());
-        let mut p = Vec::with_capacity(eval.items().len());
-        let mut f = Vec::with_capacity(eval.items().len());
-        for (i, message) in messages[set].iter().enumerate() {
-            let result = eval.result(set, i);
+    for (set, messages) in run.sets.iter().zip(messages) {
+        let mut v = Vec::with_capacity(run.items.len() * metrics.len());
+        let mut p = Vec::with_capacity(run.items.len());
+        let mut f = Vec::with_capacity(run.items.len());
+        for (i, message) in messages.iter().enumerate() {
+            let result = &set.results[i];
             for metric in &metrics {
                 let kind = result
                     .verdict(metric)
@@ -144,7 +144,7 @@ fn data<'a>(eval: &'a Evaluation, messages: &'a [Vec<String>]) -> Data<'a> {
                     });
                 v.push(kinds.id(kind));
             }
-            p.push(texts.id(eval.prediction(set, i)));
+            p.push(texts.id(&set.predictions[i]));
             f.push(if message.is_empty() {
                 -1
             } else {
@@ -156,12 +156,7 @@ fn data<'a>(eval: &'a Evaluation, messages: &'a [Vec<String>]) -> Data<'a> {
         failures.push(f);
     }
     Data {
-        sets: eval
-            .dataset
-            .predictions
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect(),
+        sets: run.sets.iter().map(|s| s.name.as_str()).collect(),
         metrics,
         kinds: kinds.order,
         dbs: dbs.order,
@@ -178,15 +173,16 @@ fn script_safe(json: &str) -> String {
     json.replace('<', "\\u003c")
 }
 
-/// The page of every prediction set (computes all their results).
-pub fn render(eval: &Evaluation) -> Result<String, RenderError> {
-    let sets = 0..eval.dataset.predictions.len();
-    let metrics = eval
-        .metrics()
-        .map(|metric| {
-            let tables: Vec<_> = sets
-                .clone()
-                .map(|set| hardness_group(eval, set, metric))
+/// The page of every prediction set of the run.
+pub fn render(run: &Run) -> Result<String, RenderError> {
+    let metrics = run
+        .metrics
+        .iter()
+        .map(|&metric| {
+            let tables: Vec<_> = run
+                .sets
+                .iter()
+                .map(|set| hardness_group(run, set, metric))
                 .collect();
             let hardness: Vec<String> = tables
                 .iter()
@@ -198,13 +194,14 @@ pub fn render(eval: &Evaluation) -> Result<String, RenderError> {
                     }
                     seen
                 });
-            let rows = sets
-                .clone()
+            let rows = run
+                .sets
+                .iter()
                 .zip(&tables)
                 .map(|(set, table)| {
-                    let s = Summary::of(eval, set, metric);
+                    let s = Summary::of(run, set, metric);
                     SetRow {
-                        set: eval.dataset.predictions[set].name.clone(),
+                        set: set.name.clone(),
                         items: s.total.items,
                         scored: s.total.scored(),
                         correct: s.total.correct,
@@ -230,33 +227,22 @@ pub fn render(eval: &Evaluation) -> Result<String, RenderError> {
             }
         })
         .collect();
-    let messages: Vec<Vec<String>> = sets
-        .clone()
-        .map(|set| {
-            (0..eval.items().len())
-                .map(|i| message::verdicts(eval, set, i))
-                .collect()
-        })
+    let messages: Vec<Vec<String>> = run
+        .sets
+        .iter()
+        .map(|set| set.results.iter().map(message::verdicts).collect())
         .collect();
     // Serialising strings and numbers cannot fail.
-    let data = serde_json::to_string(&data(eval, &messages)).unwrap_or_default();
+    let data = serde_json::to_string(&data(run, &messages)).unwrap_or_default();
     let page = Page {
-        dataset: eval.dataset.name.clone(),
-        sets: eval
-            .dataset
-            .predictions
-            .iter()
-            .map(|p| p.name.clone())
-            .collect(),
-        items: eval.items().len(),
+        dataset: run.dataset.clone(),
+        sets: run.sets.iter().map(|s| s.name.clone()).collect(),
+        items: run.items.len(),
         metrics,
-        provenance: sets
-            .map(|set| {
-                (
-                    eval.dataset.predictions[set].name.clone(),
-                    eval.provenance().of_set(set).render(),
-                )
-            })
+        provenance: run
+            .sets
+            .iter()
+            .map(|set| (set.name.clone(), run.provenance_of(set).render()))
             .collect(),
         data: script_safe(&data),
     };

@@ -10,54 +10,42 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::summary::Summary;
-use crate::evaluation::{Evaluation, ItemResult};
+use crate::manifest::Manifest;
 use crate::metric::{is_correct_code, Status, SKIP_CODES};
+use crate::run::{ItemResult, Run, SetRun};
 
 /// The snapshot's name for a prediction set: `<dataset>__<set>`.
-pub fn name(eval: &Evaluation, set: usize) -> String {
-    format!(
-        "{}__{}",
-        eval.dataset.name, eval.dataset.predictions[set].name
-    )
+pub fn name(manifest: &Manifest, set: &str) -> String {
+    format!("{}__{set}", manifest.name)
 }
 
-/// The accepted snapshot file for a prediction set.
-pub fn path(eval: &Evaluation, set: usize) -> PathBuf {
-    eval.manifest
+/// The accepted snapshot file of the manifest's prediction set `set`.
+pub fn path(manifest: &Manifest, set: &str) -> PathBuf {
+    manifest
         .snapshots
-        .join(format!("{}.snap", name(eval, set)))
+        .join(format!("{}.snap", name(manifest, set)))
 }
 
-/// The snapshot text of a prediction set (computes all its results).
-pub fn render(eval: &Evaluation, set: usize) -> String {
+/// The snapshot text of a prediction set.
+pub fn render(run: &Run, set: &SetRun) -> String {
     let mut out = format!(
         "dataset: {}\npredictions: {}\n\n{}",
-        eval.dataset.name,
-        eval.dataset.predictions[set].name,
-        eval.provenance().of_set(set).render()
+        run.dataset,
+        set.name,
+        run.provenance_of(set).render()
     );
-    for metric in eval.metrics() {
+    for metric in &run.metrics {
         out.push('\n');
-        out.push_str(&Summary::of(eval, set, metric).render());
+        out.push_str(&Summary::of(run, set, metric).render());
     }
-    if let Some(table) = super::spider_table::table(eval, set) {
+    if let Some(table) = super::spider_table::table(run, set) {
         out.push_str("\nofficial table (as evaluation.py prints it):\n");
         out.push_str(&table);
     }
     out.push_str("\nitems:\n");
-    let width = eval.index_width();
-    for (i, item) in eval.items().iter().enumerate() {
-        let result = eval.result(set, i);
-        let verdicts: Vec<String> = result
-            .verdicts
-            .iter()
-            .map(|(m, v)| format!("{m}={}", v.code))
-            .collect();
-        out.push_str(&format!(
-            "{i:0width$} {} {}\n",
-            item.db_id,
-            verdicts.join(" ")
-        ));
+    let width = run.index_width();
+    for (i, (item, result)) in run.items.iter().zip(&set.results).enumerate() {
+        out.push_str(&format!("{i:0width$} {} {}\n", item.db_id, result.codes()));
     }
     out
 }
@@ -143,11 +131,10 @@ pub struct Flips {
     pub known_failures: usize,
 }
 
-/// Compares a set's (computed) results with the accepted snapshot, metric by metric.
-pub fn flips(eval: &Evaluation, set: usize, accepted: &Accepted) -> Flips {
+/// Compares a set's results with the accepted snapshot, metric by metric.
+pub fn flips(set: &SetRun, accepted: &Accepted) -> Flips {
     let mut f = Flips::default();
-    for i in 0..eval.items().len() {
-        let result = eval.result(set, i);
+    for (i, result) in set.results.iter().enumerate() {
         if !accepted.regressions(i, result).is_empty() {
             f.regressed.push(i);
         } else if !accepted.fixes(i, result).is_empty() {
@@ -159,13 +146,14 @@ pub fn flips(eval: &Evaluation, set: usize, accepted: &Accepted) -> Flips {
     f
 }
 
-/// Checks `content` against the accepted snapshot through insta (so `INSTA_UPDATE` and
-/// `cargo insta review` work as usual). Returns insta's complaint if it rejects the content.
-pub fn assert_with_insta(eval: &Evaluation, set: usize, content: &str) -> Result<(), String> {
+/// Checks `content` against the accepted snapshot of the manifest's set `set` through insta (so
+/// `INSTA_UPDATE` and `cargo insta review` work as usual). Returns insta's complaint if it
+/// rejects the content.
+pub fn assert_with_insta(manifest: &Manifest, set: &str, content: &str) -> Result<(), String> {
     assert_named(
-        &eval.manifest.snapshots,
-        &name(eval, set),
-        &eval.manifest.path,
+        &manifest.snapshots,
+        &name(manifest, set),
+        &manifest.path,
         content,
     )
 }

@@ -11,9 +11,9 @@
 
 use std::fmt::Write;
 
-use crate::evaluation::Evaluation;
-use crate::metric::exact_match::COMPONENTS;
+use crate::metric::exact_match::{COMPONENTS, HARDNESS};
 use crate::metric::{Status, Verdict};
+use crate::run::{Run, SetRun};
 
 const LEVELS: [&str; 5] = ["easy", "medium", "hard", "extra", "all"];
 const TURNS: [&str; 5] = ["turn 1", "turn 2", "turn 3", "turn 4", "turn > 4"];
@@ -65,22 +65,21 @@ fn numbers(values: impl Iterator<Item = f64>) -> Vec<String> {
 }
 
 /// The table for one prediction set, or `None` when its items have no hardness (no schema).
-pub fn table(eval: &Evaluation, set: usize) -> Option<String> {
-    let items = eval.items();
-    if items.iter().all(|i| i.hardness.is_none()) {
+pub fn table(run: &Run, set: &SetRun) -> Option<String> {
+    let items = &run.items;
+    if items.iter().all(|i| i.group(HARDNESS.name).is_none()) {
         return None;
     }
-    let has_exec = eval.metrics().any(|m| m == "exec");
-    let has_exact = eval.metrics().any(|m| m == "exact_match");
+    let has_exec = run.metrics.contains(&"exec");
+    let has_exact = run.metrics.contains(&"exact_match");
     let mut levels: Vec<Level> = vec![Level::default(); LEVELS.len()];
     let mut turns: Vec<Level> = vec![Level::default(); TURNS.len()];
     // interaction → (all exec correct, all exact correct)
     let mut joint: std::collections::BTreeMap<usize, (bool, bool)> = Default::default();
-    for (i, item) in items.iter().enumerate() {
-        let Some(hardness) = item.hardness else {
+    for (item, result) in items.iter().zip(&set.results) {
+        let Some(hardness) = item.group(HARDNESS.name) else {
             continue;
         };
-        let result = eval.result(set, i);
         let exec = judged(result.verdict("exec"));
         let exact_verdict = result.verdict("exact_match");
         let exact = judged(exact_verdict);
@@ -232,7 +231,7 @@ mod tests {
     }]"#;
 
     /// Two easy items and one medium; exec and exact_match both enabled.
-    fn evaluation(dir: &std::path::Path) -> Evaluation {
+    fn run(dir: &std::path::Path) -> Run {
         std::fs::create_dir_all(dir.join("db/shop")).unwrap();
         std::fs::write(
             dir.join("db/shop/shop.sql"),
@@ -263,7 +262,9 @@ mod tests {
              [metrics.exec]\n[metrics.exact_match]\n",
         )
         .unwrap();
-        Evaluation::open(dir.join("m.toml")).unwrap()
+        crate::Evaluation::open(dir.join("m.toml"))
+            .unwrap()
+            .run_all()
     }
 
     fn row<'a>(table: &'a str, name: &str) -> Vec<&'a str> {
@@ -280,10 +281,10 @@ mod tests {
     #[test]
     fn levels_exec_exact_and_partial_scores() {
         let dir = tempfile::tempdir().unwrap();
-        let eval = evaluation(dir.path());
-        let hardness: Vec<_> = eval.items().iter().map(|i| i.hardness).collect();
+        let run = run(dir.path());
+        let hardness: Vec<_> = run.items.iter().map(|i| i.group("hardness")).collect();
         assert_eq!(hardness, vec![Some("easy"), Some("easy"), Some("medium")]);
-        let table = table(&eval, 0).unwrap();
+        let table = table(&run, &run.sets[0]).unwrap();
         //                               easy     medium   hard     extra    all
         assert_eq!(row(&table, "count"), ["2", "1", "0", "0", "3"]);
         assert_eq!(

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::evaluation::Evaluation;
 use crate::metric::Status;
+use crate::run::{Run, SetRun};
 
 /// Tallies for one group of items.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -88,11 +88,11 @@ fn turn_label(turn: usize) -> String {
 }
 
 impl Summary {
-    /// Summarises set `set` under `metric`; computes results that are not computed yet.
-    pub fn of(eval: &Evaluation, set: usize, metric: &str) -> Summary {
+    /// Summarises set `set` of `run` under `metric`.
+    pub fn of(run: &Run, set: &SetRun, metric: &str) -> Summary {
         let mut s = Summary {
-            dataset: eval.dataset.name.clone(),
-            predictions: eval.dataset.predictions[set].name.clone(),
+            dataset: run.dataset.clone(),
+            predictions: set.name.clone(),
             metric: metric.to_owned(),
             total: Tally::default(),
             reasons: BTreeMap::new(),
@@ -107,13 +107,10 @@ impl Summary {
             corpus: Vec::new(),
             corpus_by_category: BTreeMap::new(),
         };
-        // Scored (item, prediction) pairs, overall and per category, for corpus scores.
-        let mut scored = Vec::new();
-        let mut scored_by_category: BTreeMap<&str, Vec<_>> = BTreeMap::new();
         // Worst status per interaction: Correct < Incorrect < GoldError < Skipped.
         let mut interactions: BTreeMap<usize, Status> = BTreeMap::new();
-        for (i, item) in eval.items().iter().enumerate() {
-            let Some(v) = eval.result(set, i).verdict(metric) else {
+        for (item, result) in run.items.iter().zip(&set.results) {
+            let Some(v) = result.verdict(metric) else {
                 continue;
             };
             s.total.add(v.status);
@@ -122,11 +119,6 @@ impl Summary {
             }
             s.flagged_golds += usize::from(!v.gold_flags.is_empty());
             if matches!(v.status, Status::Correct | Status::Incorrect) {
-                let pair = (item, eval.prediction(set, i));
-                scored.push(pair);
-                if let Some(c) = &item.category {
-                    scored_by_category.entry(c).or_default().push(pair);
-                }
                 for (name, value) in v.scores.iter() {
                     match s.score_sums.iter_mut().find(|(n, _)| n == name) {
                         Some((_, sum)) => *sum += value,
@@ -152,20 +144,9 @@ impl Summary {
                 *worst = (*worst).max(v.status);
             }
         }
-        if let Some(m) = eval.metric(metric) {
-            let owned = |scores: Vec<(&str, f64)>| {
-                scores
-                    .into_iter()
-                    .map(|(n, v)| (n.to_owned(), v))
-                    .collect::<Vec<_>>()
-            };
-            s.corpus = owned(m.corpus_scores(&scored));
-            if !s.corpus.is_empty() {
-                for (c, pairs) in &scored_by_category {
-                    s.corpus_by_category
-                        .insert((*c).to_owned(), owned(m.corpus_scores(pairs)));
-                }
-            }
+        if let Some(corpus) = set.corpus(metric) {
+            s.corpus = corpus.overall.clone();
+            s.corpus_by_category = corpus.by_category.iter().cloned().collect();
         }
         if !interactions.is_empty() {
             let mut tally = Tally::default();

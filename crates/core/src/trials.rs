@@ -1,10 +1,10 @@
-//! The thin harness: manifests → libtest trials.
+//! Trials: manifests → libtest trials, the test harness of a model repository.
 //!
 //! A test target with `harness = false` is three lines:
 //!
 //! ```no_run
 //! fn main() -> std::process::ExitCode {
-//!     sqlsuite::harness::run(&["datasets/spider.toml"])
+//!     sqlsuite::trials::run(&["datasets/spider.toml"])
 //! }
 //! ```
 //!
@@ -35,6 +35,7 @@ use crate::manifest::{GateMode, LoadError};
 use crate::report::outcome::{self, Outcome};
 use crate::report::snapshot::{self, Accepted};
 use crate::report::{gate, summary::Summary};
+use crate::run::Run;
 
 /// Environment variable that turns "data unavailable" from ignored into failed (CI sets it).
 pub const REQUIRE_DATA_ENV: &str = "SQLSUITE_REQUIRE_SHARED";
@@ -130,7 +131,7 @@ pub fn trials_for(path: &Path) -> (Vec<Trial>, Option<Arc<Evaluation>>) {
     let width = eval.index_width();
     let ds = eval.dataset.name.clone();
     for (set, preds) in eval.dataset.predictions.iter().enumerate() {
-        let accepted = Arc::new(Accepted::read(&snapshot::path(&eval, set)));
+        let accepted = Arc::new(Accepted::read(&snapshot::path(&eval.manifest, &preds.name)));
         let prefix = format!("{ds}::{}", preds.name);
         for (i, item) in eval.items().iter().enumerate() {
             let name = format!("{prefix}::{i:0width$}_{}", item.db_id);
@@ -161,7 +162,8 @@ fn item_trial(
     i: usize,
     accepted: Option<&Accepted>,
 ) -> Result<Completion, Failed> {
-    match outcome::of(eval, set, i, accepted) {
+    let mode = eval.manifest.gate.mode;
+    match outcome::of(i, eval.judged(set, i), mode, accepted) {
         Outcome::Passed => Ok(Completion::Completed),
         Outcome::Ignored(why) => Ok(Completion::ignored_with(why)),
         Outcome::Failed(message) => Err(message.into()),
@@ -173,13 +175,15 @@ fn snapshot_trial(
     set: usize,
     accepted: Option<&Accepted>,
 ) -> Result<(), Failed> {
-    let content = snapshot::render(eval, set);
-    let flips = accepted.map(|a| snapshot::flips(eval, set, a));
-    let insta = snapshot::assert_with_insta(eval, set, &content);
+    let run = eval.run(&[set]);
+    let set = &run.sets[0];
+    let content = snapshot::render(&run, set);
+    let flips = accepted.map(|a| snapshot::flips(set, a));
+    let insta = snapshot::assert_with_insta(&run.manifest, &set.name, &content);
     let Err(complaint) = insta else {
         return Ok(());
     };
-    let path = snapshot::path(eval, set);
+    let path = snapshot::path(&run.manifest, &set.name);
     let flipped = match &flips {
         None => format!("no accepted snapshot at {}", path.display()),
         Some(f) => format!(
@@ -210,9 +214,12 @@ fn snapshot_trial(
 }
 
 fn gate_trial(eval: &Evaluation, set: usize) -> Result<(), Failed> {
-    let failures: Vec<String> = eval
-        .metrics()
-        .filter_map(|m| gate::check(&eval.manifest.gate, &Summary::of(eval, set, m)).err())
+    let run = eval.run(&[set]);
+    let set = &run.sets[0];
+    let failures: Vec<String> = run
+        .metrics
+        .iter()
+        .filter_map(|m| gate::check(&run.manifest.gate, &Summary::of(&run, set, m)).err())
         .collect();
     if failures.is_empty() {
         Ok(())
@@ -223,25 +230,34 @@ fn gate_trial(eval: &Evaluation, set: usize) -> Result<(), Failed> {
 
 /// After the trials: one line per prediction set whose results were all computed.
 fn print_summaries(eval: &Evaluation) {
-    let n = eval.items().len();
-    for (set, preds) in eval.dataset.predictions.iter().enumerate() {
-        if (0..n).any(|i| eval.computed(set, i).is_none()) {
-            continue;
-        }
-        for metric in eval.metrics() {
-            let s = Summary::of(eval, set, metric);
-            println!("{}::{} {}", eval.dataset.name, preds.name, s.headline());
-        }
-        if let Some(accepted) = Accepted::read(&snapshot::path(eval, set)) {
-            let f = snapshot::flips(eval, set, &accepted);
-            println!(
-                "  vs accepted snapshot: {} regressed {:?}, {} newly correct {:?}, {} known failures",
-                f.regressed.len(),
-                f.regressed,
-                f.fixed.len(),
-                f.fixed,
-                f.known_failures
-            );
-        }
+    let judged: Vec<usize> = (0..eval.dataset.predictions.len())
+        .filter(|&set| eval.is_judged(set))
+        .collect();
+    if judged.is_empty() {
+        return;
+    }
+    // Every pair is judged already: the run runs no query.
+    let run = eval.run(&judged);
+    for set in &run.sets {
+        print_summary(&run, set);
+    }
+}
+
+/// One prediction set's headline per metric, and how it compares with its accepted snapshot.
+fn print_summary(run: &Run, set: &crate::run::SetRun) {
+    for metric in &run.metrics {
+        let s = Summary::of(run, set, metric);
+        println!("{}::{} {}", run.dataset, set.name, s.headline());
+    }
+    if let Some(accepted) = Accepted::read(&snapshot::path(&run.manifest, &set.name)) {
+        let f = snapshot::flips(set, &accepted);
+        println!(
+            "  vs accepted snapshot: {} regressed {:?}, {} newly correct {:?}, {} known failures",
+            f.regressed.len(),
+            f.regressed,
+            f.fixed.len(),
+            f.fixed,
+            f.known_failures
+        );
     }
 }
