@@ -23,9 +23,13 @@ use toml::Spanned;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}:{line}:{column}: {message}", file.display())]
 pub struct ManifestError {
+    /// The manifest file.
     pub file: PathBuf,
+    /// 1-based line of the offending text (0 when the error is about the whole file).
     pub line: usize,
+    /// 1-based column, counted in characters.
     pub column: usize,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -63,6 +67,7 @@ impl Source {
         }
     }
 
+    /// The file the text was read from.
     pub fn file(&self) -> &Path {
         &self.file
     }
@@ -235,6 +240,7 @@ impl<'a> Section<'a> {
 
 /// A value read from its own manifest section, as the part it configures reads it.
 pub trait FromSection: Sized {
+    /// Reads the value from its table; errors are located in the manifest.
     fn from_section(section: &Section<'_>) -> Result<Self, ManifestError>;
 }
 
@@ -327,7 +333,10 @@ impl<'de, T: serde::Deserialize<'de>> Visitor<'de> for At<'_, T> {
 
 /// Expands `${VAR}` and `${VAR:-default}` (the default is used when VAR is unset or empty, as in
 /// POSIX shells; it may itself contain `${...}`). `$$` is a literal `$`.
-pub fn interpolate(input: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+pub(crate) fn interpolate(
+    input: &str,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<String, String> {
     interpolate_with(input, &lookup)
 }
 

@@ -92,6 +92,7 @@ pub struct Executor {
 }
 
 impl Executor {
+    /// An executor over `backend`, keeping gold results on disk in `cache_dir` if given.
     pub fn new(backend: Box<dyn Backend>, cache_dir: Option<PathBuf>) -> Executor {
         backend.begin_run();
         Executor {
@@ -102,6 +103,7 @@ impl Executor {
         }
     }
 
+    /// The backend queries run on.
     pub fn backend(&self) -> &dyn Backend {
         self.backend.as_ref()
     }

@@ -1,26 +1,55 @@
+#![deny(missing_docs)]
 //! sqlsuite: evaluate text-to-SQL predictions the way the field's reference metrics do, one
 //! named trial per prediction.
 //!
-//! Data flows one way: a [`Manifest`] is composed by the [`registry`] into a gold format, a
-//! backend and metrics; the format's reader gives items and prediction sets ([`dataset`]); the
-//! [`Evaluation`] judges each prediction once with each [`Metric`], which runs queries through
-//! an [`Executor`](executor::Executor) (caches in front of a [`Backend`]) and compares their
-//! results; reports and trials ([`harness`]) read those verdicts.
+//! A model repository needs one call: [`trials::run`] in a `harness = false` test target
+//! runs one libtest trial per prediction of each manifest, plus a snapshot and a gate trial per
+//! prediction set. Programs evaluate with [`Evaluation`] and read the [`Run`] it returns.
 //!
-//! The documented surface is what a user or an extension needs:
-//! * to run: [`harness::run`] (a `cargo test` harness over manifests), [`Evaluation`];
-//! * to extend: [`Metric`] and [`MetricEntry`], [`Backend`] and [`BackendEntry`],
-//!   [`FormatEntry`](dataset::FormatEntry), listed in a [`Registry`] — one file and one line each
-//!   (`ARCHITECTURE.md`);
-//! * what comes out: [`Verdict`], [`Status`], [`ItemResult`].
+//! # The flow
 //!
-//! The other modules are public only for the command line and the project's own tests, and are
-//! hidden from the documentation: the reports, the test-suite distiller, the reproductions of
-//! other evaluators (the reference wing, reached only through the metrics) and Python's string
-//! and number semantics.
+//! Data flows one way, and the modules are named for the stage they are:
+//!
+//! ```text
+//! manifest ─► registry ─► dataset ─► evaluation ─► run ─► report / trials
+//!  (TOML)     (formats,    (items,     │  (each prediction judged
+//!              backends,    prediction │   once by each metric)
+//!              metrics)     sets)      ▼
+//!                                   metric ─► exec_plan ─► executor ─► backend
+//!                                 (verdict)   (the SQL     (caches)    (SQLite,
+//!                                              a metric                 PostgreSQL)
+//!                                              runs)
+//! ```
+//!
+//! * [`manifest`] reads a dataset's TOML manifest ([`config`]: located TOML, errors at
+//!   `file:line:column`); [`registry`] composes it into a gold format, a backend and metrics.
+//! * [`dataset`] reads gold and prediction files into [`dataset::Item`]s.
+//! * [`evaluation`] judges each prediction with each [`Metric`]; [`run`] is what that comes to,
+//!   as plain data: [`Run`], [`ItemResult`], [`Verdict`].
+//! * [`exec_plan`] is the SQL the exec metric runs (shared with the distiller and the
+//!   benchmark); [`executor`] runs queries through a [`Backend`] with caches; [`denotation`]
+//!   compares result tables with Python's semantics.
+//! * [`report`] turns a run into summaries, snapshots, JSON lines, JUnit and HTML; [`trials`]
+//!   into libtest trials; [`provenance`] says what the verdicts depend on besides the code.
+//! * [`sql_tokens`] is a small SQL lexer keeping byte spans; [`work_pool`] the one pool of
+//!   worker threads with stacks deep enough for untrusted SQL.
+//!
+//! # Extending
+//!
+//! A metric, a gold format or a backend is one file defining its entry ([`MetricEntry`],
+//! [`FormatEntry`](dataset::FormatEntry), [`BackendEntry`]) and one line in a [`Registry`].
+//!
+//! # Cargo features
+//!
+//! Without features the crate has what a model repository needs: SQLite, every format, the
+//! exec, exact match, SQL-Eval, BLEU and text-match metrics, trials, snapshots, text and JSON
+//! lines. `postgres` adds the PostgreSQL backend, `pcm` SEDE's PCM metric, `html` the HTML
+//! reports, `junit` JUnit XML; `full` all of them.
 
 pub mod backend;
+pub mod config;
 pub mod dataset;
+pub mod denotation;
 pub mod evaluation;
 pub mod exec_plan;
 pub mod executor;
@@ -28,18 +57,11 @@ pub mod manifest;
 pub mod metric;
 pub mod provenance;
 pub mod registry;
+pub mod report;
 pub mod run;
+pub mod sql_tokens;
 pub mod trials;
 pub mod work_pool;
-
-#[doc(hidden)]
-pub mod config;
-#[doc(hidden)]
-pub mod denotation;
-#[doc(hidden)]
-pub mod report;
-#[doc(hidden)]
-pub mod sql_tokens;
 
 pub use backend::{Backend, BackendEntry, Database};
 pub use evaluation::Evaluation;

@@ -7,7 +7,7 @@
 //!
 //! Every error names the manifest file, line and column. Paths are relative to the manifest's
 //! directory after `${VAR}` / `${VAR:-default}` interpolation. A missing input file is not an
-//! error here: it is recorded in [`Manifest::missing`], and the registry decides, once every
+//! error here: it is recorded in the manifest's list of missing inputs, and the registry decides, once every
 //! section is validated, whether the dataset is unavailable or the manifest wrong.
 
 use std::collections::BTreeMap;
@@ -19,18 +19,22 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use toml::Spanned;
 
-pub use crate::config::{clean, interpolate, FromSection, ManifestError, Section, Source};
+use crate::config::{FromSection, ManifestError, Source};
 
 /// What loading a manifest can end in.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     // `error`, not `source`: the message says it already, a chain would say it twice.
+    /// The manifest file could not be read.
     #[error("cannot read manifest {}: {error}", path.display())]
     Read {
+        /// The manifest.
         path: PathBuf,
+        /// What the operating system said.
         error: std::io::Error,
     },
     #[error("{0}")]
+    /// The manifest is wrong (located at its file, line and column).
     Invalid(ManifestError),
     /// Input files are missing and the manifest says so is acceptable (`when_missing = "ignore"`):
     /// the whole dataset is reported as ignored, with these reasons.
@@ -184,6 +188,7 @@ impl Default for Distill {
 /// The CI gate.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Gate {
+    /// Strict or regression.
     pub mode: GateMode,
     /// Minimum accuracy (a fraction, 0..=1) per metric name, for every prediction set.
     pub min_accuracy: BTreeMap<String, f64>,
@@ -192,7 +197,9 @@ pub struct Gate {
 /// One prediction set: a model version's predictions, one per gold item.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PredictionFile {
+    /// The set's name.
     pub name: String,
+    /// The prediction file (resolved against the manifest's directory).
     pub file: PathBuf,
     /// For table-shaped prediction files (CSV/TSV, JSON lines): the field holding the query,
     /// and where the manifest says so.
@@ -202,30 +209,40 @@ pub struct PredictionFile {
 /// A loaded manifest: its common sections validated, the others named and located.
 #[derive(Debug, Clone)]
 pub struct Manifest {
+    /// The manifest file.
     pub path: PathBuf,
     source: Source,
+    /// `[dataset] name`.
     pub name: String,
     /// `[dataset] format`: the name of a format in [`crate::registry`].
     pub format: Spanned<String>,
+    /// The gold file (resolved against the manifest's directory).
     pub gold: PathBuf,
     /// For table-shaped gold files (SQL-Eval): the column holding the gold query.
     pub gold_column: Option<Spanned<String>>,
+    /// Spider's `tables.json`, where the dataset has one.
     pub tables: Option<PathBuf>,
     /// `[dataset] subset`: only the items of these `db_id`s are evaluated (the classical
     /// evaluator's `--subset`); empty for all. Prediction files then hold the subset's items.
     pub subset: Vec<String>,
+    /// What absent data means: a failure, or a dataset reported unavailable.
     pub when_missing: WhenMissing,
     /// Where `[databases]` is, if the manifest has it (its keys belong to the backend).
     pub databases: Option<Range<usize>>,
+    /// `[[predictions]]`, in order.
     pub predictions: Vec<PredictionFile>,
     /// The `[metrics.<name>]` tables, by name, with where each is; `None` without `[metrics]`
     /// (the format's default metric).
     pub metrics: Option<BTreeMap<String, Range<usize>>>,
+    /// `[gate]`.
     pub gate: Gate,
     /// Where each gate threshold is, by metric name.
     pub(crate) gate_spans: BTreeMap<String, Range<usize>>,
+    /// Where the accepted snapshots are (`[report] snapshots`).
     pub snapshots: PathBuf,
+    /// Where gold results are kept on disk (`[cache] dir`), if anywhere.
     pub cache: Option<PathBuf>,
+    /// `[distill]`.
     pub distill: Distill,
     /// Input files the manifest names that do not exist (the registry reports them once the
     /// whole manifest is validated).

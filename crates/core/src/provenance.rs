@@ -29,6 +29,7 @@ use crate::manifest::Manifest;
 pub struct FileDigest {
     /// The file's name (a database file's: its path below the pattern's fixed directory).
     pub file: String,
+    /// Its SHA-256, lowercase hex (or why it could not be read).
     pub sha256: String,
 }
 
@@ -38,18 +39,25 @@ pub struct FileDigest {
 pub enum DatabaseDigest {
     /// Database files: each file's digest (sorted by name) and the digest of that list.
     Files {
+        /// The SHA-256 of the sorted `name\tsha256` lines.
         sha256: String,
+        /// Each file's digest, sorted by name.
         files: Vec<FileDigest>,
     },
     /// Databases on a server, by name: their content is not hashed.
-    Named { names: Vec<String> },
+    Named {
+        /// The databases' names.
+        names: Vec<String>,
+    },
 }
 
 /// A metric and its options as the manifest's `[metrics.<name>]` writes them (empty: its
 /// defaults).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetricOptions {
+    /// The metric.
     pub metric: String,
+    /// Its table as the manifest writes it.
     pub options: toml::Table,
 }
 
@@ -63,28 +71,39 @@ pub struct Provenance {
     /// The database server's name and version (`postgres 15.8`), when a server runs the
     /// queries; `None` for files.
     pub server: Option<String>,
+    /// The gold file.
     pub gold: FileDigest,
+    /// The tables file, where there is one.
     pub tables: Option<FileDigest>,
     /// Per prediction set, in the manifest's order.
     pub predictions: Vec<FileDigest>,
     /// `None` without `[databases]`.
     pub databases: Option<DatabaseDigest>,
+    /// Each enabled metric's options.
     pub metrics: Vec<MetricOptions>,
 }
 
 /// One prediction set's provenance, as JSON lines and JUnit properties carry it.
 #[derive(Debug, Clone, Serialize)]
 pub struct SetProvenance<'a> {
+    /// The sqlsuite version.
     pub sqlsuite: &'a str,
+    /// The bundled SQLite's version.
     pub sqlite: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The database server, when one runs the queries.
     pub server: Option<&'a str>,
+    /// The gold file.
     pub gold: &'a FileDigest,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The tables file.
     pub tables: Option<&'a FileDigest>,
+    /// This set's prediction file.
     pub predictions: &'a FileDigest,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The databases.
     pub databases: Option<&'a DatabaseDigest>,
+    /// Each enabled metric's options.
     pub metrics: &'a [MetricOptions],
 }
 
@@ -241,7 +260,7 @@ impl SetProvenance<'_> {
 }
 
 /// The SHA-256 of a file's bytes, lowercase hex; read in blocks.
-pub fn file_sha256(path: &Path) -> std::io::Result<String> {
+pub(crate) fn file_sha256(path: &Path) -> std::io::Result<String> {
     let mut file = std::fs::File::open(path)?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0; 1 << 16];

@@ -19,9 +19,13 @@ pub enum TokenKind {
 /// One token: its kind, its byte span in the query, and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token {
+    /// What kind of token.
     pub kind: TokenKind,
+    /// Byte offset of its first byte in the query.
     pub start: usize,
+    /// Byte offset just past its last byte.
     pub end: usize,
+    /// Its text, as the query spells it.
     pub text: String,
 }
 
@@ -31,10 +35,12 @@ impl Token {
         self.text.to_ascii_lowercase()
     }
 
+    /// Whether it is the word `word`, in any letter case.
     pub fn is_word(&self, word: &str) -> bool {
         self.kind == TokenKind::Word && self.text.eq_ignore_ascii_case(word)
     }
 
+    /// Whether it is the symbol `symbol`.
     pub fn is_symbol(&self, symbol: &str) -> bool {
         self.kind == TokenKind::Symbol && self.text == symbol
     }

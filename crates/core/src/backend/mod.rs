@@ -5,13 +5,12 @@
 //! name and how it reads `[databases]`), and one line in [`crate::registry::BACKENDS`].
 
 #[cfg(feature = "postgres")]
-#[doc(hidden)]
 pub mod postgres;
 /// The SQLite backend's bounds on prepare-time work (CTE copies, nesting).
 mod prepare_bounds;
-#[doc(hidden)]
-pub mod schema_csv;
-#[doc(hidden)]
+
+mod schema_csv;
+
 pub mod sqlite;
 
 use std::fmt;
@@ -151,6 +150,7 @@ pub const QUERY_STACK: usize = 256 << 20;
 /// Bounds on one query. Predictions are untrusted: every query has all three.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
+    /// Wall-clock time the query may run; past it the query is interrupted.
     pub timeout: Duration,
     /// More rows than this is an error ([`QueryError::TooManyRows`]); the query stops there.
     pub max_rows: usize,
@@ -225,33 +225,58 @@ pub enum QueryError {
     Sql(String),
     /// The query ran past its time limit and was interrupted.
     #[error("timed out after {ms} ms (interrupted)")]
-    Timeout { ms: u64 },
+    Timeout {
+        /// The limit, in milliseconds.
+        ms: u64,
+    },
     /// The query did more work than its step budget allowed and was stopped.
     #[error("stopped after {steps} steps (its budget)")]
-    Budget { steps: u64 },
+    Budget {
+        /// The steps taken when it was stopped.
+        steps: u64,
+    },
     /// The result had more rows than allowed; the query was stopped there.
     #[error("returned more than {limit} rows")]
-    TooManyRows { limit: usize },
+    TooManyRows {
+        /// The most rows a result may have.
+        limit: usize,
+    },
     /// The result grew past the memory bound; the query was stopped there.
     #[error("result larger than {limit} bytes")]
-    TooLarge { limit: usize },
+    TooLarge {
+        /// The most bytes a result may take.
+        limit: usize,
+    },
     /// The query is too complex to prepare within the limits (why: too many copies of its
     /// common table expressions, or nested too deep).
     #[error("too complex to prepare: {0}")]
     TooComplex(String),
     /// The engine ran out of the memory it may use (its heap limit), even run alone.
     #[error("ran out of memory: the engine's heap limit is {limit} bytes")]
-    OutOfMemory { limit: u64 },
+    OutOfMemory {
+        /// The engine's heap limit, in bytes.
+        limit: u64,
+    },
     /// A value in the result is larger than a value may be; nothing of it was decoded.
     #[error("a value of {bytes} bytes, more than the {limit} bytes a value may have")]
-    ValueTooLarge { bytes: usize, limit: usize },
+    ValueTooLarge {
+        /// The value's size.
+        bytes: usize,
+        /// The most bytes a value may have.
+        limit: usize,
+    },
     /// A database server refused to go on for lack of a resource it bounds (PostgreSQL: memory,
     /// `temp_file_limit`, a value past its size limit); the server's message.
     #[error("server resource limit: {0}")]
     ServerLimit(String),
     /// The database could not be opened.
     #[error("cannot open database {path}: {message}")]
-    Open { path: String, message: String },
+    Open {
+        /// The database (a file's path or a name on a server).
+        path: String,
+        /// What the engine said.
+        message: String,
+    },
 }
 
 impl QueryError {

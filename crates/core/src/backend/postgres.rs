@@ -77,7 +77,7 @@ pub const ENTRY: BackendEntry = BackendEntry {
 
 /// The environment variable a PostgreSQL manifest takes its connection string from, unless it
 /// names another with `connection_env`.
-pub const DEFAULT_CONNECTION_ENV: &str = "SQLSUITE_POSTGRES";
+pub(crate) const DEFAULT_CONNECTION_ENV: &str = "SQLSUITE_POSTGRES";
 
 /// `[databases]` for PostgreSQL.
 #[derive(Debug, Deserialize)]

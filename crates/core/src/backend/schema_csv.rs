@@ -16,7 +16,12 @@
 //! one other table whose single-column primary key has the same name (case-insensitive); with no
 //! such table, or several, the flag is kept only as a comment in the script.
 
-use super::sqlite::quote_identifier as ident;
+use crate::sql_tokens::quote;
+
+/// `name` as a double-quoted SQL identifier.
+fn ident(name: &str) -> String {
+    quote(name, '"')
+}
 use std::fmt::Write;
 
 /// Errors reading a schema CSV: the 1-based line and what is wrong.

@@ -222,7 +222,7 @@ fn with_connection<T>(
 
 /// The SQL script a database path stands for, if it is not a database file: a `.sql` script as
 /// written, a text2sql-data schema `.csv` as its `CREATE TABLE` statements
-/// ([`super::schema_csv`]).
+/// (the `schema_csv` module).
 pub fn script_of(path: &Path) -> Option<Result<String, String>> {
     let extension = path.extension()?.to_string_lossy().to_ascii_lowercase();
     if extension != "sql" && extension != "csv" {
@@ -259,7 +259,7 @@ pub fn load_script(path: &Path) -> Option<rusqlite::Result<Connection>> {
 
 /// `name` as an SQL identifier: double-quoted, inner quotes doubled.
 pub fn quote_identifier(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
+    crate::sql_tokens::quote(name, '"')
 }
 
 /// Opens a database for untrusted queries.

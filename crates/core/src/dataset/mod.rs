@@ -2,19 +2,18 @@
 //! nothing about SQL semantics. A new format is one module here that defines its
 //! [`FormatEntry`] (`pub const ENTRY`), and one line in [`crate::registry::FORMATS`].
 
-#[doc(hidden)]
 pub mod classical;
-#[doc(hidden)]
+
 pub mod interactions;
-#[doc(hidden)]
+
 pub mod predictions;
-#[doc(hidden)]
+
 pub mod sede;
-#[doc(hidden)]
+
 pub mod spider;
-#[doc(hidden)]
+
 pub mod sql2text;
-#[doc(hidden)]
+
 pub mod sqleval;
 
 use std::fmt;
@@ -59,19 +58,24 @@ impl fmt::Debug for FormatEntry {
 /// The files a dataset is read from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inputs {
+    /// The dataset's name (`[dataset] name`).
     pub name: String,
+    /// The gold file.
     pub gold: PathBuf,
     /// For table-shaped gold files: the column holding the gold query.
     pub gold_column: Option<String>,
     /// Only the items of these `db_id`s (empty: all), before predictions are aligned.
     pub subset: Vec<String>,
+    /// The prediction files, in the manifest's order.
     pub predictions: Vec<PredictionInput>,
 }
 
 /// One prediction file and its set's name.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PredictionInput {
+    /// The set's name (`[[predictions]] name`).
     pub name: String,
+    /// The prediction file.
     pub file: PathBuf,
     /// For table-shaped prediction files: the field holding the query.
     pub column: Option<String>,
@@ -87,8 +91,11 @@ pub fn lines(_: &Path) -> &'static str {
 pub struct Item {
     /// Position in the gold file (0-based), the index the reference evaluators use.
     pub index: usize,
+    /// The database the gold runs on.
     pub db_id: String,
+    /// The gold: a SQL query, or for text-generation datasets the reference text.
     pub gold: String,
+    /// The natural-language question, where the dataset has one.
     pub question: Option<String>,
     /// Where the item comes from, for messages: `file:line` or `file#index`.
     pub source: String,
@@ -114,9 +121,13 @@ pub struct Item {
 /// gold holds, and the columns (table, column) it is compared with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Variable {
+    /// The variable's name in the gold (`city_name0`).
     pub name: String,
+    /// The value the gold holds.
     pub example: String,
+    /// Its type as the dataset writes it.
     pub kind: String,
+    /// The `(table, column)` pairs it is compared with.
     pub columns: Vec<(String, String)>,
 }
 
@@ -156,23 +167,31 @@ impl Item {
 /// A turn of an interaction (both 0-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Turn {
+    /// The interaction's position in the file.
     pub interaction: usize,
+    /// The turn's position in its interaction.
     pub turn: usize,
 }
 
 /// One model version's predictions, aligned with the items.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PredictionSet {
+    /// The set's name.
     pub name: String,
+    /// The prediction file.
     pub file: PathBuf,
+    /// One prediction per item, as the file has it.
     pub queries: Vec<String>,
 }
 
 /// A loaded dataset: items, prediction sets and where each item's databases are.
 #[derive(Debug, Clone)]
 pub struct Dataset {
+    /// The dataset's name.
     pub name: String,
+    /// The gold items, in the gold file's order.
     pub items: Vec<Item>,
+    /// The prediction sets, in the manifest's order.
     pub predictions: Vec<PredictionSet>,
     /// Per item: the databases to run on, or why there are none (the item is skipped).
     pub databases: Vec<Result<Vec<Database>, String>>,
@@ -182,34 +201,58 @@ pub struct Dataset {
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
     // `error`, not `source`: the message says it already, a chain would say it twice.
+    /// The file could not be read.
     #[error("cannot read {}: {error}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What the operating system said.
         error: std::io::Error,
     },
+    /// A line of the file is wrong.
     #[error("{}:{line}: {message}", path.display())]
     Line {
+        /// The file.
         path: PathBuf,
+        /// 1-based.
         line: usize,
+        /// What is wrong with it.
         message: String,
     },
+    /// The file as a whole is wrong (the message locates it where the parser can).
     #[error("{}: {message}", path.display())]
-    File { path: PathBuf, message: String },
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A prediction file does not have one prediction per item.
     #[error(
         "prediction file {} has {predictions} {} but gold file {} has {gold} items; \
          predictions must be aligned one per item with the gold",
         prediction_file.display(), unit, gold_file.display()
     )]
     CountMismatch {
+        /// The prediction file.
         prediction_file: PathBuf,
+        /// How many predictions it has.
         predictions: usize,
         /// What a prediction is in that file: `lines` or `rows`.
         unit: &'static str,
+        /// The gold file.
         gold_file: PathBuf,
+        /// How many items it has.
         gold: usize,
     },
+    /// The `[databases]` pattern cannot be used.
     #[error("database pattern {pattern}: {message}")]
-    Pattern { pattern: String, message: String },
+    Pattern {
+        /// The pattern.
+        pattern: String,
+        /// Why.
+        message: String,
+    },
 }
 
 impl From<sqlsuite_reference::ReadError> for DatasetError {
@@ -339,7 +382,11 @@ pub const SUITE_EXCLUSIONS: &str = "exclusions.json";
 pub type Exclusions = std::collections::BTreeMap<String, Vec<String>>;
 
 /// `databases` without those `exclusions` list for `gold`.
-pub fn exclude(databases: Vec<Database>, exclusions: &Exclusions, gold: &str) -> Vec<Database> {
+pub(crate) fn exclude(
+    databases: Vec<Database>,
+    exclusions: &Exclusions,
+    gold: &str,
+) -> Vec<Database> {
     let Some(excluded) = exclusions.get(gold) else {
         return databases;
     };

@@ -59,13 +59,13 @@ fn is_blank(path: &Path) -> Result<bool, DatasetError> {
 }
 
 /// The prediction a line stands for.
-pub fn prediction_of_line(line: &str) -> String {
+pub(crate) fn prediction_of_line(line: &str) -> String {
     let line = python_strip(line);
     line.split('\t').next().unwrap_or_default().to_owned()
 }
 
 /// A JSON-lines file, by its extension (`.jsonl`, any case): the keyed prediction files.
-pub fn is_jsonl(path: &Path) -> bool {
+pub(crate) fn is_jsonl(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
 }

@@ -65,6 +65,7 @@ pub const ENTRY: FormatEntry = FormatEntry {
     unit: super::lines,
 };
 
+/// Reads the gold file into items; errors name the file and line.
 pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
     let text = read_text(path)?;
     let mut items = Vec::new();

@@ -22,12 +22,14 @@ use std::path::Path;
 use super::{predictions, read_text, DatasetError, FormatEntry, Inputs, Item};
 
 /// The prediction column SQL-Eval's runners write.
-pub const DEFAULT_PREDICTION_COLUMN: &str = "generated_query";
+pub(crate) const DEFAULT_PREDICTION_COLUMN: &str = "generated_query";
 
 /// A table file's header and rows, each row with the line it starts on (1-based).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Records {
+    /// The column names.
     pub header: Vec<String>,
+    /// Each record with the 1-based line it starts on.
     pub rows: Vec<(usize, Vec<String>)>,
 }
 
@@ -55,7 +57,7 @@ pub const ENTRY: FormatEntry = FormatEntry {
     unit: |path| if is_table_file(path) { "rows" } else { "lines" },
 };
 
-pub fn is_table_file(path: &Path) -> bool {
+pub(crate) fn is_table_file(path: &Path) -> bool {
     matches!(extension(path).as_str(), "csv" | "tsv" | "jsonl")
 }
 
@@ -66,7 +68,7 @@ fn extension(path: &Path) -> String {
 }
 
 /// Reads a CSV, or a TSV with backslash escapes (by extension).
-pub fn read_records(path: &Path) -> Result<Records, DatasetError> {
+pub(crate) fn read_records(path: &Path) -> Result<Records, DatasetError> {
     let text = read_text(path)?;
     if extension(path) == "tsv" {
         return read_tsv(path, &text);

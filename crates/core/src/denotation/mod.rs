@@ -25,7 +25,9 @@ pub use value::Value;
 /// A result table: column names (for display only; never compared) and rows of typed values.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResultTable {
+    /// The column names the query gave (empty where the backend gives none).
     pub columns: Vec<String>,
+    /// The rows, in the order the query returned them.
     pub rows: Vec<Vec<Value>>,
     /// What the engine said each column holds, where a [`Value`] alone does not tell (a boolean
     /// stored as `Int`, a timestamp as ISO `Text`). Empty when the backend has no such types
@@ -65,6 +67,7 @@ pub enum ColumnType {
 }
 
 impl ResultTable {
+    /// The number of columns: the names', or the first row's where there are no names.
     pub fn column_count(&self) -> usize {
         self.rows.first().map_or(self.columns.len(), Vec::len)
     }
@@ -82,12 +85,18 @@ pub struct CompareOptions {
 /// Why two denotations differ.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Difference {
+    /// They have different numbers of rows.
     RowCount {
+        /// The gold's rows.
         gold: usize,
+        /// The prediction's rows.
         predicted: usize,
     },
+    /// They have different numbers of columns.
     ColumnCount {
+        /// The gold's columns.
         gold: usize,
+        /// The prediction's columns.
         predicted: usize,
     },
     /// The same rows, in another order, where the gold's order counts.
@@ -95,7 +104,9 @@ pub enum Difference {
     /// Values differ. The rows are the multiset differences under the identity column order
     /// (at most a few of each, for the failure message).
     Rows {
+        /// Rows only the gold has (as many times as it has them more).
         only_gold: Vec<Vec<Value>>,
+        /// Rows only the prediction has.
         only_predicted: Vec<Vec<Value>>,
     },
 }
@@ -146,7 +157,7 @@ impl fmt::Display for Difference {
 }
 
 /// Formats a row as a Python tuple, the way the reference's users read rows.
-pub fn format_row(row: &[Value]) -> String {
+pub(crate) fn format_row(row: &[Value]) -> String {
     let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
     if cells.len() == 1 {
         format!("({},)", cells[0])

@@ -60,7 +60,7 @@ impl TieGroups {
 
     /// The limit cuts through a group of rows that are not all the same: which rows the
     /// answer holds depends on how the tie is broken.
-    pub fn limit_is_tied(&self) -> bool {
+    pub(crate) fn limit_is_tied(&self) -> bool {
         self.groups
             .iter()
             .zip(self.taken())
@@ -69,7 +69,7 @@ impl TieGroups {
 
     /// Some group the answer takes two or more rows from holds rows that are not all the
     /// same: their order in the answer depends on how the tie is broken.
-    pub fn order_is_tied(&self) -> bool {
+    pub(crate) fn order_is_tied(&self) -> bool {
         self.groups
             .iter()
             .zip(self.taken())

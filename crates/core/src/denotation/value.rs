@@ -17,10 +17,15 @@ use sqlsuite_reference::python::{python_bytes_repr, python_float_repr};
 /// A typed cell value as SQLite returns it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Value {
+    /// SQL NULL (Python `None`).
     Null,
+    /// An integer.
     Int(i64),
+    /// A floating-point number.
     Real(f64),
+    /// Text.
     Text(String),
+    /// Bytes (Python `bytes`).
     Blob(Vec<u8>),
 }
 
@@ -67,7 +72,7 @@ fn cmp_int_real(i: i64, f: f64) -> Ordering {
 impl Value {
     /// Python's `str(x) + str(type(x))`: the key by which the reference sorts the cells of a row
     /// before its quick rejection test. Ties keep their order (Python's sort is stable).
-    pub fn python_sort_key(&self) -> String {
+    pub(crate) fn python_sort_key(&self) -> String {
         match self {
             Value::Null => "None<class 'NoneType'>".to_owned(),
             Value::Int(i) => format!("{i}<class 'int'>"),
@@ -103,7 +108,7 @@ impl Value {
 
     /// Equality with a relative tolerance on floats: `|a - b| <= tol * max(1, |a|, |b|)`.
     /// With `tol == 0` this is exactly `==`.
-    pub fn approx_eq(&self, other: &Value, tol: f64) -> bool {
+    pub(crate) fn approx_eq(&self, other: &Value, tol: f64) -> bool {
         if tol == 0.0 {
             return self == other;
         }

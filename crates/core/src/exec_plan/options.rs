@@ -57,7 +57,9 @@ pub enum ExecCompat {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RelativeBudget {
+    /// Steps every prediction may take, whatever its gold took.
     pub floor: u64,
+    /// Steps per step of the gold, on top of the floor.
     pub multiplier: u64,
 }
 

@@ -198,7 +198,7 @@ impl KeyQuery {
 
 /// The tie checks of the gold's nested `ORDER BY … LIMIT k` blocks (the top-level block is the
 /// key query's): each query returns that block's keys, one row past its limit.
-pub fn nested_tie_checks(sql: &str) -> Vec<(String, usize)> {
+pub(crate) fn nested_tie_checks(sql: &str) -> Vec<(String, usize)> {
     tie_checks(sql)
         .into_iter()
         .filter(|c| c.nested)
@@ -260,7 +260,7 @@ fn tie_groups(
 /// databases — `ties_at_limit` (its LIMIT cuts a tie group: which rows), `ties_in_order`
 /// (tied rows that differ: their order), `ties_in_subquery` (a nested `ORDER BY … LIMIT`
 /// cuts a tie: the rows the subquery picks).
-pub fn gold_flags(
+pub(crate) fn gold_flags(
     gold_sql: &str,
     order: Option<&OrderPlan>,
     databases: &[Database],

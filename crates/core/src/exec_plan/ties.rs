@@ -13,6 +13,7 @@ use crate::sql_tokens::{tokenize, Token, TokenKind};
 /// A block's sort keys, one row past its limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TieCheck {
+    /// The query whose rows show whether the tie exists.
     pub sql: String,
     /// The block's LIMIT: rows `limit - 1` and `limit` (0-based) of the check must differ.
     pub limit: usize,

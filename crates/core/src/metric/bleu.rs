@@ -60,6 +60,7 @@ fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, Manife
 /// The BLEU metric.
 #[derive(Debug, Clone, Default)]
 pub struct BleuMetric {
+    /// Its options.
     pub options: BleuOptions,
 }
 

@@ -21,6 +21,7 @@ pub use sqlsuite_reference::spider_sql::{load_schemas, Schema, COMPONENTS};
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ExactMatchOptions {
+    /// Which exact match.
     pub mode: EsmMode,
 }
 
@@ -69,6 +70,7 @@ pub struct ExactMatch {
 }
 
 impl ExactMatch {
+    /// The metric with `options`, parsing against `schemas` (by `db_id`).
     pub fn new(options: &ExactMatchOptions, schemas: Arc<HashMap<String, Schema>>) -> ExactMatch {
         let mode = match options.mode {
             EsmMode::Official => Mode::Official,

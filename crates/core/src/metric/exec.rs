@@ -7,7 +7,7 @@
 //! on every database.
 //!
 //! Outside the official-compatibility mode (`compat`), an ordered comparison is tie-aware
-//! (`tie_aware_order`, [`super::exec_order`]): rows the gold's sort keys tie may come in any
+//! (`tie_aware_order`, [`crate::exec_plan::order`]): rows the gold's sort keys tie may come in any
 //! order, and a tie cut by LIMIT may be broken either way; golds whose answer depends on how
 //! ties are broken are flagged (`gold_flags`).
 //!
@@ -84,6 +84,7 @@ fn grouped(n: u128) -> String {
 const SHOWN_ROWS: usize = 5;
 
 impl Exec {
+    /// The metric with `options`.
     pub fn new(options: ExecOptions) -> Exec {
         let limits = options.limits.limits();
         Exec {
@@ -114,7 +115,7 @@ impl Exec {
         planned
     }
 
-    /// The options it was made with (their plans: [`super::exec_plan`]).
+    /// The options it was made with (their plans: [`crate::exec_plan`]).
     pub fn options(&self) -> &ExecOptions {
         &self.options
     }

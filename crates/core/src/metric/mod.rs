@@ -30,7 +30,9 @@ use sqlsuite_reference::spider_sql::Schema;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// The prediction is right.
     Correct,
+    /// The prediction is wrong (or could not be run: an error, a limit).
     Incorrect,
     /// The gold itself could not be evaluated: the item says nothing about the prediction.
     GoldError,
@@ -52,6 +54,7 @@ impl fmt::Display for Status {
 /// A metric's judgement of one prediction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
+    /// The outcome class.
     pub status: Status,
     /// Stable reason code: `correct`, `row_count`, `sql_error`, `timeout`, `missing_database`, …
     pub code: String,
@@ -80,6 +83,7 @@ pub struct Verdict {
 /// on the same databases take the same steps on any machine (`spec/exec.md` §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Steps {
+    /// The gold's steps.
     pub gold: u64,
     /// `None` where a prediction stopped before its steps were known: at the time limit (wall
     /// time is not deterministic) or at the gold's row count.
@@ -91,15 +95,22 @@ pub struct Steps {
 /// entry): accuracy and recall of the predicted units against the gold's, and their counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComponentScore {
+    /// The component (`select`, `where`, …).
     pub component: &'static str,
+    /// Accuracy: matched units / predicted units.
     pub acc: f64,
+    /// Recall: matched units / gold units.
     pub rec: f64,
+    /// Their harmonic mean.
     pub f1: f64,
+    /// Units in the gold.
     pub label_total: usize,
+    /// Units in the prediction.
     pub pred_total: usize,
 }
 
 impl Verdict {
+    /// Correct.
     pub fn correct() -> Verdict {
         Verdict {
             status: Status::Correct,
@@ -113,6 +124,7 @@ impl Verdict {
         }
     }
 
+    /// Incorrect, with a stable code, a one-line reason and more lines worth showing.
     pub fn incorrect(code: &str, reason: impl Into<String>, details: impl Into<String>) -> Verdict {
         Verdict {
             status: Status::Incorrect,
@@ -126,6 +138,7 @@ impl Verdict {
         }
     }
 
+    /// The gold could not be evaluated, and why.
     pub fn gold_error(reason: impl Into<String>) -> Verdict {
         Verdict {
             status: Status::GoldError,
@@ -139,6 +152,7 @@ impl Verdict {
         }
     }
 
+    /// Not evaluated, with a code and why.
     pub fn skipped(code: &str, reason: impl Into<String>) -> Verdict {
         Verdict {
             status: Status::Skipped,

@@ -28,6 +28,7 @@ pub struct PcmOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PcmCompat {
+    /// SEDE's own evaluator (`sede/src/metrics/partial_match_eval`).
     Sede,
 }
 
@@ -60,6 +61,7 @@ const MAX_LISTED: usize = 12;
 const MAX_ELEMENT_CHARS: usize = 120;
 
 impl Pcm {
+    /// The metric with `options`.
     pub fn new(options: &PcmOptions) -> Pcm {
         Pcm {
             rules: match options.compat {

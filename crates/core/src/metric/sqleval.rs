@@ -76,6 +76,7 @@ pub struct Sqleval {
 }
 
 impl Sqleval {
+    /// The metric with `options`.
     pub fn new(options: SqlevalOptions) -> Sqleval {
         Sqleval {
             mode: match options.compat {

@@ -41,6 +41,7 @@ fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, Manife
 /// The text exact-match metric.
 #[derive(Debug, Clone, Default)]
 pub struct TextMatch {
+    /// Its options.
     pub options: TextMatchOptions,
 }
 

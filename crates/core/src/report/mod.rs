@@ -6,11 +6,13 @@
 //! * [`spider_table`]: the official Spider evaluator's table (per hardness, partial scores, turns).
 //! * [`snapshot`]: the insta snapshot of a prediction set and the accepted one read back.
 //! * [`jsonl`]: one machine-readable line per item and metric.
-//! * [`junit`]: JUnit XML, one test case per item.
+//! * `junit` (cargo feature `junit`): JUnit XML, one test case per item.
 //! * [`gate`]: the CI gate's thresholds.
 //! * [`diff`]: two prediction sets' flipped items (`sqlsuite diff`).
-//! * [`html`]: the self-contained HTML report of a prediction set (`sqlsuite report`).
-//! * [`overview`]: the HTML report of every prediction set on one page (`sqlsuite report`).
+//! * `html` (cargo feature `html`): the self-contained HTML report of a prediction set
+//!   (`sqlsuite report`).
+//! * `overview` (cargo feature `html`): the HTML report of every prediction set on one page
+//!   (`sqlsuite report`).
 
 pub mod diff;
 pub mod gate;

@@ -53,6 +53,7 @@ pub fn render(run: &Run, set: &SetRun) -> String {
 /// Per item, per metric: the code recorded in an accepted snapshot.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Accepted {
+    /// Item position → metric → code.
     pub codes: BTreeMap<usize, BTreeMap<String, String>>,
 }
 

@@ -9,10 +9,15 @@ use crate::run::{Run, SetRun};
 /// Tallies for one group of items.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tally {
+    /// Items in the group.
     pub items: usize,
+    /// Judged correct.
     pub correct: usize,
+    /// Judged incorrect.
     pub incorrect: usize,
+    /// Whose gold could not be evaluated.
     pub gold_errors: usize,
+    /// Not evaluated.
     pub skipped: usize,
 }
 
@@ -46,9 +51,13 @@ impl Tally {
 /// One prediction set's results under one metric.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
+    /// The dataset.
     pub dataset: String,
+    /// The prediction set.
     pub predictions: String,
+    /// The metric.
     pub metric: String,
+    /// Every item.
     pub total: Tally,
     /// Reason code → count, over incorrect, gold-error and skipped items.
     pub reasons: BTreeMap<String, usize>,
@@ -58,7 +67,9 @@ pub struct Summary {
     /// Gold-quality flag → items whose verdict carries it ([`crate::metric::Verdict::gold_flags`]),
     /// and how many items carry at least one.
     pub gold_flags: BTreeMap<String, usize>,
+    /// Items whose verdict carries at least one gold flag.
     pub flagged_golds: usize,
+    /// Per `db_id`.
     pub by_db: BTreeMap<String, Tally>,
     /// Datasets with question categories (SQL-Eval's `query_category`): per category.
     pub by_category: BTreeMap<String, Tally>,
