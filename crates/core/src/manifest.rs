@@ -328,38 +328,7 @@ impl Manifest {
             }
         }
 
-        let mut predictions: Vec<PredictionFile> = Vec::new();
-        for p in &raw.predictions {
-            let pname = cx.string(&p.name).map_err(invalid)?;
-            if pname.is_empty() || pname.contains(|c: char| c.is_whitespace() || c == ':') {
-                return Err(invalid(cx.error(
-                    p.name.span(),
-                    "prediction set name must be non-empty, without spaces or ':'",
-                )));
-            }
-            if predictions.iter().any(|q| q.name == pname) {
-                return Err(invalid(cx.error(
-                    p.name.span(),
-                    format!("duplicate prediction set name {pname:?}"),
-                )));
-            }
-            let file = cx.path(&p.file).map_err(invalid)?;
-            if !file.is_file() {
-                missing.push(cx.error(
-                    p.file.span(),
-                    format!("prediction file {} not found", file.display()),
-                ));
-            }
-            let column = match &p.column {
-                Some(c) => Some(Spanned::new(c.span(), cx.string(c).map_err(invalid)?)),
-                None => None,
-            };
-            predictions.push(PredictionFile {
-                name: pname,
-                file,
-                column,
-            });
-        }
+        let predictions = prediction_files(&cx, &raw.predictions, &mut missing)?;
 
         let metrics = raw.metrics.map(|m| {
             m.into_keys()
@@ -374,24 +343,7 @@ impl Manifest {
             None => None,
         };
 
-        let mut gate = Gate {
-            mode: raw.gate.mode,
-            min_accuracy: BTreeMap::new(),
-        };
-        let mut gate_spans = BTreeMap::new();
-        for (metric, min) in &raw.gate.min_accuracy {
-            let value = *min.get_ref();
-            if !(0.0..=1.0).contains(&value) {
-                return Err(invalid(cx.error(
-                    min.span(),
-                    format!(
-                        "gate.min_accuracy.{metric} = {value} must be a fraction between 0 and 1"
-                    ),
-                )));
-            }
-            gate.min_accuracy.insert(metric.clone(), value);
-            gate_spans.insert(metric.clone(), min.span());
-        }
+        let (gate, gate_spans) = gate(&cx, &raw.gate)?;
 
         let snapshots = match raw.report.and_then(|r| r.snapshots) {
             Some(s) => cx.path(&s).map_err(invalid)?,
@@ -404,39 +356,7 @@ impl Manifest {
 
         let distill = match &raw.distill {
             None => Distill::default(),
-            Some(d) => {
-                let per_schema = |c: &Spanned<String>, key: &str| {
-                    let pattern = cx.path(c).map_err(invalid)?.to_string_lossy().into_owned();
-                    if !pattern.contains("{db_id}") {
-                        return Err(invalid(cx.error(
-                            c.span(),
-                            format!(
-                                "[distill] {key} names one file per schema: the path must \
-                                 contain {{db_id}}"
-                            ),
-                        )));
-                    }
-                    Ok(pattern)
-                };
-                Distill {
-                    constraints: d
-                        .constraints
-                        .as_ref()
-                        .map(|c| per_schema(c, "constraints"))
-                        .transpose()?,
-                    induce: d.induce.unwrap_or(true),
-                    schema: d
-                        .schema
-                        .iter()
-                        .map(|c| per_schema(c, "schema"))
-                        .collect::<Result<_, _>>()?,
-                    original: d
-                        .original
-                        .as_ref()
-                        .map(|c| per_schema(c, "original"))
-                        .transpose()?,
-                }
-            }
+            Some(d) => distill(&cx, d)?,
         };
 
         Ok(Manifest {
@@ -464,6 +384,107 @@ impl Manifest {
             source: cx,
         })
     }
+}
+
+/// `[[predictions]]`: each set's name checked (non-empty, no spaces or `:`, unique), its file
+/// resolved; a file that is not there goes to `missing`.
+fn prediction_files(
+    cx: &Source,
+    raw: &[RawPredictions],
+    missing: &mut Vec<ManifestError>,
+) -> Result<Vec<PredictionFile>, LoadError> {
+    let invalid = LoadError::Invalid;
+    let mut predictions: Vec<PredictionFile> = Vec::new();
+    for p in raw {
+        let pname = cx.string(&p.name).map_err(invalid)?;
+        if pname.is_empty() || pname.contains(|c: char| c.is_whitespace() || c == ':') {
+            return Err(invalid(cx.error(
+                p.name.span(),
+                "prediction set name must be non-empty, without spaces or ':'",
+            )));
+        }
+        if predictions.iter().any(|q| q.name == pname) {
+            return Err(invalid(cx.error(
+                p.name.span(),
+                format!("duplicate prediction set name {pname:?}"),
+            )));
+        }
+        let file = cx.path(&p.file).map_err(invalid)?;
+        if !file.is_file() {
+            missing.push(cx.error(
+                p.file.span(),
+                format!("prediction file {} not found", file.display()),
+            ));
+        }
+        let column = match &p.column {
+            Some(c) => Some(Spanned::new(c.span(), cx.string(c).map_err(invalid)?)),
+            None => None,
+        };
+        predictions.push(PredictionFile {
+            name: pname,
+            file,
+            column,
+        });
+    }
+    Ok(predictions)
+}
+
+/// `[gate]`: each threshold a fraction, with where the manifest writes it.
+fn gate(cx: &Source, raw: &RawGate) -> Result<(Gate, BTreeMap<String, Range<usize>>), LoadError> {
+    let invalid = LoadError::Invalid;
+    let mut gate = Gate {
+        mode: raw.mode,
+        min_accuracy: BTreeMap::new(),
+    };
+    let mut gate_spans = BTreeMap::new();
+    for (metric, min) in &raw.min_accuracy {
+        let value = *min.get_ref();
+        if !(0.0..=1.0).contains(&value) {
+            return Err(invalid(cx.error(
+                min.span(),
+                format!("gate.min_accuracy.{metric} = {value} must be a fraction between 0 and 1"),
+            )));
+        }
+        gate.min_accuracy.insert(metric.clone(), value);
+        gate_spans.insert(metric.clone(), min.span());
+    }
+    Ok((gate, gate_spans))
+}
+
+/// `[distill]`: each per-schema path must contain `{db_id}`.
+fn distill(cx: &Source, d: &RawDistill) -> Result<Distill, LoadError> {
+    let invalid = LoadError::Invalid;
+    let per_schema = |c: &Spanned<String>, key: &str| {
+        let pattern = cx.path(c).map_err(invalid)?.to_string_lossy().into_owned();
+        if !pattern.contains("{db_id}") {
+            return Err(invalid(cx.error(
+                c.span(),
+                format!(
+                    "[distill] {key} names one file per schema: the path must \
+                     contain {{db_id}}"
+                ),
+            )));
+        }
+        Ok(pattern)
+    };
+    Ok(Distill {
+        constraints: d
+            .constraints
+            .as_ref()
+            .map(|c| per_schema(c, "constraints"))
+            .transpose()?,
+        induce: d.induce.unwrap_or(true),
+        schema: d
+            .schema
+            .iter()
+            .map(|c| per_schema(c, "schema"))
+            .collect::<Result<_, _>>()?,
+        original: d
+            .original
+            .as_ref()
+            .map(|c| per_schema(c, "original"))
+            .transpose()?,
+    })
 }
 
 impl fmt::Display for Manifest {

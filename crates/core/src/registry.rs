@@ -191,210 +191,30 @@ impl Registry {
 
     /// [`Registry::compose`]; `databases_must_exist: false` does not count a missing
     /// `[databases]` glob (a test suite still to be written) as missing input.
+    ///
+    /// The phases, in order: the format, the databases, the enabled metrics, the checks that
+    /// span sections, the metrics built. Every phase validates before missing input is
+    /// reported, so a typo is an error even where the data is absent.
     fn compose_with(
         &self,
         manifest: &Manifest,
         databases_must_exist: bool,
     ) -> Result<Composition, OpenError> {
-        let source = manifest.source();
-        let format = find(
-            self.formats,
-            manifest.format.get_ref(),
-            |f| f.name,
-            "format",
-            |m| manifest.error(manifest.format.span(), m),
-        )?;
-        if !format.table_columns {
-            let table_formats: Vec<String> = self
-                .formats
-                .iter()
-                .filter(|f| f.table_columns)
-                .map(|f| format!("format = {:?}", f.name))
-                .collect();
-            let table_formats = table_formats.join(" or ");
-            if let Some(c) = &manifest.gold_column {
-                return Err(manifest
-                    .error(
-                        c.span(),
-                        format!(
-                            "`gold_column` applies to table-shaped gold files ({table_formats})"
-                        ),
-                    )
-                    .into());
-            }
-            if let Some(c) = manifest.predictions.iter().find_map(|p| p.column.as_ref()) {
-                return Err(manifest
-                    .error(
-                        c.span(),
-                        format!(
-                            "`column` applies to table-shaped prediction files ({table_formats})"
-                        ),
-                    )
-                    .into());
-            }
-        }
-
+        let format = self.format(manifest)?;
         let mut missing = manifest.missing.clone();
-        let mut backend = &self.backends[0];
-        let databases = match source.section(&["databases"])? {
-            None => None,
-            Some(section) => {
-                let entry = match source.section(&["databases", "backend"])? {
-                    Some(key) => {
-                        let name: String = key.read()?;
-                        find(
-                            self.backends,
-                            &name,
-                            |b| b.name,
-                            "backend",
-                            |m| key.error(m),
-                        )?
-                    }
-                    None => &self.backends[0],
-                };
-                backend = entry;
-                let before = missing.len();
-                let databases = (entry.configure)(&section, &mut missing)?;
-                let globs_a_suite = || match &databases.naming {
-                    naming @ Naming::Files(_) => {
-                        DatabaseLocator::of(naming).is_ok_and(|l| l.is_suite())
-                    }
-                    Naming::Names(_) => false,
-                };
-                if !databases_must_exist && globs_a_suite() {
-                    missing.truncate(before);
-                }
-                Some(databases)
-            }
-        };
-
-        let enabled: Vec<(&MetricEntry, Section<'_>)> = match &manifest.metrics {
-            None => {
-                let entry = find(
-                    self.metrics,
-                    format.default_metric,
-                    |m| m.name,
-                    "metric",
-                    |m| manifest.error(0..0, m),
-                )?;
-                vec![(entry, Section::absent(source, &["metrics", entry.name]))]
-            }
-            Some(tables) => {
-                for (name, span) in tables {
-                    find(
-                        self.metrics,
-                        name,
-                        |m| m.name,
-                        "metric",
-                        |m| manifest.error(span.clone(), m),
-                    )?;
-                }
-                let mut enabled = Vec::new();
-                for entry in self.metrics.iter().filter(|m| tables.contains_key(m.name)) {
-                    let section = source
-                        .section(&["metrics", entry.name])?
-                        .unwrap_or_else(|| Section::absent(source, &["metrics", entry.name]));
-                    enabled.push((entry, section));
-                }
-                enabled
-            }
-        };
-        if enabled.is_empty() {
-            let all: Vec<String> = self
-                .metrics
-                .iter()
-                .map(|m| format!("[metrics.{}]", m.name))
-                .collect();
-            return Err(manifest
-                .error(
-                    0..0,
-                    format!(
-                        "no metric enabled: add {}",
-                        and_list(&all).replace(" and ", " or ")
-                    ),
-                )
-                .into());
-        }
-        if databases.is_none() {
-            let running: Vec<String> = enabled
-                .iter()
-                .filter(|(m, _)| m.runs_queries)
-                .map(|(m, _)| m.name.to_owned())
-                .collect();
-            if !running.is_empty() {
-                let without: Vec<String> = self
-                    .metrics
-                    .iter()
-                    .filter(|m| !m.runs_queries)
-                    .map(|m| format!("[metrics.{}]", m.name))
-                    .collect();
-                let verb = if running.len() == 1 { "runs" } else { "run" };
-                return Err(manifest
-                    .error(
-                        0..0,
-                        format!(
-                            "{} {verb} queries: add [databases] (or enable only metrics that need no \
-                             database, such as {})",
-                            and_list(&running),
-                            and_list(&without).replace(" and ", " or ")
-                        ),
-                    )
-                    .into());
-            }
-        }
-        for name in manifest.gate.min_accuracy.keys() {
-            if !enabled.iter().any(|(m, _)| m.name == name) {
-                let span = manifest.gate_spans.get(name).cloned().unwrap_or(0..0);
-                return Err(manifest
-                    .error(
-                        span,
-                        format!("gate.min_accuracy names metric {name:?}, which is not enabled"),
-                    )
-                    .into());
-            }
-        }
-
-        let mut resources = Resources::default();
-        if let Some(tables) = &manifest.tables {
-            // A missing tables file is reported below with the other missing inputs; the
-            // metrics are still built (with no schema), so their options are checked.
-            let schemas = if tables.is_file() {
-                exact_match::load_schemas(tables).map_err(DatasetError::from)?
-            } else {
-                Default::default()
-            };
-            resources.schemas = Some(Arc::new(schemas));
-        }
-        let metrics = enabled
-            .iter()
-            .map(|(entry, section)| (entry.build)(section, &resources))
-            .collect::<Result<Vec<_>, _>>()?;
-
+        let (backend, databases) = self.databases(manifest, &mut missing, databases_must_exist)?;
+        let enabled = self.enabled_metrics(manifest, format)?;
+        self.check_metrics(manifest, &enabled, databases.is_some())?;
+        let (metrics, resources) = build_metrics(manifest, &enabled)?;
         if !missing.is_empty() {
             return Err(OpenError::Manifest(match manifest.when_missing {
                 WhenMissing::Ignore => LoadError::Unavailable(missing),
                 WhenMissing::Fail => LoadError::Invalid(missing.remove(0)),
             }));
         }
-
-        let inputs = Inputs {
-            name: manifest.name.clone(),
-            gold: manifest.gold.clone(),
-            gold_column: manifest.gold_column.as_ref().map(|c| c.get_ref().clone()),
-            subset: manifest.subset.clone(),
-            predictions: manifest
-                .predictions
-                .iter()
-                .map(|p| PredictionInput {
-                    name: p.name.clone(),
-                    file: p.file.clone(),
-                    column: p.column.as_ref().map(|c| c.get_ref().clone()),
-                })
-                .collect(),
-        };
         Ok(Composition {
             format,
-            inputs,
+            inputs: inputs(manifest),
             backend,
             databases,
             metrics,
@@ -402,7 +222,217 @@ impl Registry {
             groupings: self.groupings.to_vec(),
         })
     }
+
+    /// `[dataset] format`'s entry; `gold_column` and a set's `column` only for table-shaped
+    /// files.
+    fn format(&self, manifest: &Manifest) -> Result<&'static FormatEntry, ManifestError> {
+        let format = find(
+            self.formats,
+            manifest.format.get_ref(),
+            |f| f.name,
+            "format",
+            |m| manifest.error(manifest.format.span(), m),
+        )?;
+        if format.table_columns {
+            return Ok(format);
+        }
+        let table_formats: Vec<String> = self
+            .formats
+            .iter()
+            .filter(|f| f.table_columns)
+            .map(|f| format!("format = {:?}", f.name))
+            .collect();
+        let table_formats = table_formats.join(" or ");
+        if let Some(c) = &manifest.gold_column {
+            return Err(manifest.error(
+                c.span(),
+                format!("`gold_column` applies to table-shaped gold files ({table_formats})"),
+            ));
+        }
+        if let Some(c) = manifest.predictions.iter().find_map(|p| p.column.as_ref()) {
+            return Err(manifest.error(
+                c.span(),
+                format!("`column` applies to table-shaped prediction files ({table_formats})"),
+            ));
+        }
+        Ok(format)
+    }
+
+    /// `[databases]` configured by its backend (the default backend without the section);
+    /// missing input goes to `missing`, except a suite's glob when it need not exist yet.
+    fn databases(
+        &self,
+        manifest: &Manifest,
+        missing: &mut Vec<ManifestError>,
+        databases_must_exist: bool,
+    ) -> Result<(&'static BackendEntry, Option<Databases>), ManifestError> {
+        let source = manifest.source();
+        let Some(section) = source.section(&["databases"])? else {
+            return Ok((&self.backends[0], None));
+        };
+        let entry = match source.section(&["databases", "backend"])? {
+            Some(key) => {
+                let name: String = key.read()?;
+                find(
+                    self.backends,
+                    &name,
+                    |b| b.name,
+                    "backend",
+                    |m| key.error(m),
+                )?
+            }
+            None => &self.backends[0],
+        };
+        let before = missing.len();
+        let databases = (entry.configure)(&section, missing)?;
+        let globs_a_suite = || match &databases.naming {
+            naming @ Naming::Files(_) => DatabaseLocator::of(naming).is_ok_and(|l| l.is_suite()),
+            Naming::Names(_) => false,
+        };
+        if !databases_must_exist && globs_a_suite() {
+            missing.truncate(before);
+        }
+        Ok((entry, Some(databases)))
+    }
+
+    /// The enabled metrics with their tables, in the registry's order: the `[metrics.*]`
+    /// tables, or the format's default metric without any.
+    fn enabled_metrics<'m>(
+        &self,
+        manifest: &'m Manifest,
+        format: &FormatEntry,
+    ) -> Result<Vec<(&'static MetricEntry, Section<'m>)>, ManifestError> {
+        let source = manifest.source();
+        let Some(tables) = &manifest.metrics else {
+            let entry = find(
+                self.metrics,
+                format.default_metric,
+                |m| m.name,
+                "metric",
+                |m| manifest.error(0..0, m),
+            )?;
+            return Ok(vec![(
+                entry,
+                Section::absent(source, &["metrics", entry.name]),
+            )]);
+        };
+        for (name, span) in tables {
+            find(
+                self.metrics,
+                name,
+                |m| m.name,
+                "metric",
+                |m| manifest.error(span.clone(), m),
+            )?;
+        }
+        let mut enabled = Vec::new();
+        for entry in self.metrics.iter().filter(|m| tables.contains_key(m.name)) {
+            let section = source
+                .section(&["metrics", entry.name])?
+                .unwrap_or_else(|| Section::absent(source, &["metrics", entry.name]));
+            enabled.push((entry, section));
+        }
+        Ok(enabled)
+    }
+
+    /// What spans sections: some metric is enabled, metrics that run queries have
+    /// `[databases]`, the gate's thresholds name enabled metrics.
+    fn check_metrics(
+        &self,
+        manifest: &Manifest,
+        enabled: &[(&MetricEntry, Section<'_>)],
+        has_databases: bool,
+    ) -> Result<(), ManifestError> {
+        let names = |keep: fn(&MetricEntry) -> bool| -> Vec<String> {
+            self.metrics
+                .iter()
+                .filter(|m| keep(m))
+                .map(|m| format!("[metrics.{}]", m.name))
+                .collect()
+        };
+        if enabled.is_empty() {
+            let all = names(|_| true);
+            return Err(manifest.error(
+                0..0,
+                format!(
+                    "no metric enabled: add {}",
+                    and_list(&all).replace(" and ", " or ")
+                ),
+            ));
+        }
+        let running: Vec<String> = enabled
+            .iter()
+            .filter(|(m, _)| m.runs_queries)
+            .map(|(m, _)| m.name.to_owned())
+            .collect();
+        if !has_databases && !running.is_empty() {
+            let without = names(|m| !m.runs_queries);
+            let verb = if running.len() == 1 { "runs" } else { "run" };
+            return Err(manifest.error(
+                0..0,
+                format!(
+                    "{} {verb} queries: add [databases] (or enable only metrics that need no \
+                     database, such as {})",
+                    and_list(&running),
+                    and_list(&without).replace(" and ", " or ")
+                ),
+            ));
+        }
+        for name in manifest.gate.min_accuracy.keys() {
+            if !enabled.iter().any(|(m, _)| m.name == name) {
+                let span = manifest.gate_spans.get(name).cloned().unwrap_or(0..0);
+                return Err(manifest.error(
+                    span,
+                    format!("gate.min_accuracy names metric {name:?}, which is not enabled"),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
+
+/// The enabled metrics built from their tables, and the resources they were built with (the
+/// schemas of `tables`, read when the file is there: a missing one is reported with the other
+/// missing inputs, and the metrics are still built so that their options are checked).
+fn build_metrics(
+    manifest: &Manifest,
+    enabled: &[(&MetricEntry, Section<'_>)],
+) -> Result<(Vec<Box<dyn Metric>>, Resources), OpenError> {
+    let mut resources = Resources::default();
+    if let Some(tables) = &manifest.tables {
+        let schemas = if tables.is_file() {
+            exact_match::load_schemas(tables).map_err(DatasetError::from)?
+        } else {
+            Default::default()
+        };
+        resources.schemas = Some(Arc::new(schemas));
+    }
+    let metrics = enabled
+        .iter()
+        .map(|(entry, section)| (entry.build)(section, &resources))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((metrics, resources))
+}
+
+/// The gold and prediction files the manifest names.
+fn inputs(manifest: &Manifest) -> Inputs {
+    Inputs {
+        name: manifest.name.clone(),
+        gold: manifest.gold.clone(),
+        gold_column: manifest.gold_column.as_ref().map(|c| c.get_ref().clone()),
+        subset: manifest.subset.clone(),
+        predictions: manifest
+            .predictions
+            .iter()
+            .map(|p| PredictionInput {
+                name: p.name.clone(),
+                file: p.file.clone(),
+                column: p.column.as_ref().map(|c| c.get_ref().clone()),
+            })
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
