@@ -47,6 +47,34 @@ struct Level {
     rec: [Ratio; 10],
 }
 
+impl Level {
+    /// Counts one item: its exec and exact verdicts (`None`: not judged), and exact match's
+    /// partial scores where given.
+    fn add(&mut self, exec: Option<bool>, exact: Option<bool>, components: Option<&Verdict>) {
+        self.count += 1;
+        if let Some(ok) = exec {
+            self.exec.add(f64::from(u8::from(ok)));
+        }
+        if let Some(ok) = exact {
+            self.exact.add(f64::from(u8::from(ok)));
+        }
+        for score in components
+            .map(|v| v.components.as_slice())
+            .unwrap_or_default()
+        {
+            let Some(c) = COMPONENTS.iter().position(|c| *c == score.component) else {
+                continue;
+            };
+            if score.pred_total > 0 {
+                self.acc[c].add(score.acc);
+            }
+            if score.label_total > 0 {
+                self.rec[c].add(score.rec);
+            }
+        }
+    }
+}
+
 fn judged(v: Option<&Verdict>) -> Option<bool> {
     match v.map(|v| v.status) {
         Some(Status::Correct) => Some(true),
@@ -66,134 +94,142 @@ fn numbers(values: impl Iterator<Item = f64>) -> Vec<String> {
 
 /// The table for one prediction set, or `None` when its items have no hardness (no schema).
 pub fn table(run: &Run, set: &SetRun) -> Option<String> {
-    let items = &run.items;
-    if items.iter().all(|i| i.group(HARDNESS.name).is_none()) {
+    if run.items.iter().all(|i| i.group(HARDNESS.name).is_none()) {
         return None;
     }
+    let tallies = Tallies::of(run, set);
     let has_exec = run.metrics.contains(&"exec");
     let has_exact = run.metrics.contains(&"exact_match");
-    let mut levels: Vec<Level> = vec![Level::default(); LEVELS.len()];
-    let mut turns: Vec<Level> = vec![Level::default(); TURNS.len()];
-    // interaction → (all exec correct, all exact correct)
-    let mut joint: std::collections::BTreeMap<usize, (bool, bool)> = Default::default();
-    for (item, result) in items.iter().zip(&set.results) {
-        let Some(hardness) = item.group(HARDNESS.name) else {
-            continue;
+    let mut out = tallies.levels_table(has_exec, has_exact);
+    if !tallies.joint.is_empty() {
+        out.push_str(&tallies.turns_table(has_exec, has_exact));
+    }
+    Some(out)
+}
+
+/// The counts behind the table: per hardness level (and all), per turn, and per interaction
+/// whether every turn is right.
+struct Tallies {
+    levels: Vec<Level>,
+    turns: Vec<Level>,
+    /// interaction → (all exec correct, all exact correct)
+    joint: std::collections::BTreeMap<usize, (bool, bool)>,
+}
+
+impl Tallies {
+    /// Counts the set's verdicts of the items that have a hardness.
+    fn of(run: &Run, set: &SetRun) -> Tallies {
+        let mut t = Tallies {
+            levels: vec![Level::default(); LEVELS.len()],
+            turns: vec![Level::default(); TURNS.len()],
+            joint: Default::default(),
         };
-        let exec = judged(result.verdict("exec"));
-        let exact_verdict = result.verdict("exact_match");
-        let exact = judged(exact_verdict);
-        let Some(level) = LEVELS[..4].iter().position(|l| *l == hardness) else {
-            continue;
-        };
-        for l in [level, 4] {
-            let lv = &mut levels[l];
-            lv.count += 1;
-            if let Some(ok) = exec {
-                lv.exec.add(f64::from(u8::from(ok)));
+        for (item, result) in run.items.iter().zip(&set.results) {
+            let Some(hardness) = item.group(HARDNESS.name) else {
+                continue;
+            };
+            let exec = judged(result.verdict("exec"));
+            let exact_verdict = result.verdict("exact_match");
+            let exact = judged(exact_verdict);
+            let Some(level) = LEVELS[..4].iter().position(|l| *l == hardness) else {
+                continue;
+            };
+            for l in [level, 4] {
+                t.levels[l].add(exec, exact, exact_verdict);
             }
-            if let Some(ok) = exact {
-                lv.exact.add(f64::from(u8::from(ok)));
-            }
-            for score in exact_verdict
-                .map(|v| v.components.as_slice())
-                .unwrap_or_default()
-            {
-                let Some(c) = COMPONENTS.iter().position(|c| *c == score.component) else {
-                    continue;
-                };
-                if score.pred_total > 0 {
-                    lv.acc[c].add(score.acc);
-                }
-                if score.label_total > 0 {
-                    lv.rec[c].add(score.rec);
-                }
+            if let Some(turn) = item.turn {
+                t.turns[turn.turn.min(4)].add(exec, exact, None);
+                let entry = t.joint.entry(turn.interaction).or_insert((true, true));
+                entry.0 &= exec == Some(true);
+                entry.1 &= exact == Some(true);
             }
         }
-        if let Some(t) = item.turn {
-            let tl = &mut turns[t.turn.min(4)];
-            tl.count += 1;
-            if let Some(ok) = exec {
-                tl.exec.add(f64::from(u8::from(ok)));
-            }
-            if let Some(ok) = exact {
-                tl.exact.add(f64::from(u8::from(ok)));
-            }
-            let entry = joint.entry(t.interaction).or_insert((true, true));
-            entry.0 &= exec == Some(true);
-            entry.1 &= exact == Some(true);
-        }
+        t
     }
 
-    let interactions = !joint.is_empty();
-    let mut names: Vec<&str> = LEVELS.to_vec();
-    if interactions {
-        names.push("joint_all");
-    }
-    let n = joint.len() as f64;
-    let joint_exec = joint.values().filter(|(e, _)| *e).count() as f64 / n.max(1.0);
-    let joint_exact = joint.values().filter(|(_, x)| *x).count() as f64 / n.max(1.0);
-
-    let mut out = String::new();
-    row(
-        &mut out,
-        "",
-        &names.iter().map(|l| format!("{l:20}")).collect::<Vec<_>>(),
-    );
-    let mut counts: Vec<String> = levels.iter().map(|l| format!("{:<20}", l.count)).collect();
-    if interactions {
-        counts.push(format!("{:<20}", joint.len()));
-    }
-    row(&mut out, "count", &counts);
-    let with_joint = |mut cells: Vec<String>, joint_value: f64| {
+    /// The levels' counts, execution and exact match accuracy and partial scores, with a
+    /// `joint_all` column for interaction datasets.
+    fn levels_table(&self, has_exec: bool, has_exact: bool) -> String {
+        let interactions = !self.joint.is_empty();
+        let mut names: Vec<&str> = LEVELS.to_vec();
         if interactions {
-            cells.push(format!("{joint_value:<20.3}"));
+            names.push("joint_all");
         }
-        cells
-    };
-    if has_exec {
-        out.push_str("=====================   EXECUTION ACCURACY     =====================\n");
-        let cells = numbers(levels.iter().map(|l| l.exec.value()));
-        row(&mut out, "execution", &with_joint(cells, joint_exec));
-    }
-    if has_exact {
-        out.push_str("\n====================== EXACT MATCHING ACCURACY =====================\n");
-        let cells = numbers(levels.iter().map(|l| l.exact.value()));
-        row(&mut out, "exact match", &with_joint(cells, joint_exact));
-        let sections = [
-            "\n---------------------PARTIAL MATCHING ACCURACY----------------------\n",
-            "---------------------- PARTIAL MATCHING RECALL ----------------------\n",
-            "---------------------- PARTIAL MATCHING F1 --------------------------\n",
-        ];
-        for (k, title) in sections.iter().enumerate() {
-            out.push_str(title);
-            for (c, component) in COMPONENTS.iter().enumerate() {
-                let cells = numbers(levels.iter().map(|l| {
-                    let (a, r) = (l.acc[c].value(), l.rec[c].value());
-                    match k {
-                        0 => a,
-                        1 => r,
-                        _ if a == 0.0 && r == 0.0 => 1.0,
-                        _ => 2.0 * a * r / (a + r),
-                    }
-                }));
-                // The reference has no partial scores for joint_all: 0, 0 and an F1 of 1.
-                row(
-                    &mut out,
-                    component,
-                    &with_joint(cells, if k == 2 { 1.0 } else { 0.0 }),
-                );
+        let n = self.joint.len() as f64;
+        let joint_exec = self.joint.values().filter(|(e, _)| *e).count() as f64 / n.max(1.0);
+        let joint_exact = self.joint.values().filter(|(_, x)| *x).count() as f64 / n.max(1.0);
+        let levels = &self.levels;
+
+        let mut out = String::new();
+        row(
+            &mut out,
+            "",
+            &names.iter().map(|l| format!("{l:20}")).collect::<Vec<_>>(),
+        );
+        let mut counts: Vec<String> = levels.iter().map(|l| format!("{:<20}", l.count)).collect();
+        if interactions {
+            counts.push(format!("{:<20}", self.joint.len()));
+        }
+        row(&mut out, "count", &counts);
+        let with_joint = |mut cells: Vec<String>, joint_value: f64| {
+            if interactions {
+                cells.push(format!("{joint_value:<20.3}"));
+            }
+            cells
+        };
+        if has_exec {
+            out.push_str("=====================   EXECUTION ACCURACY     =====================\n");
+            let cells = numbers(levels.iter().map(|l| l.exec.value()));
+            row(&mut out, "execution", &with_joint(cells, joint_exec));
+        }
+        if has_exact {
+            out.push_str(
+                "\n====================== EXACT MATCHING ACCURACY =====================\n",
+            );
+            let cells = numbers(levels.iter().map(|l| l.exact.value()));
+            row(&mut out, "exact match", &with_joint(cells, joint_exact));
+            let sections = [
+                "\n---------------------PARTIAL MATCHING ACCURACY----------------------\n",
+                "---------------------- PARTIAL MATCHING RECALL ----------------------\n",
+                "---------------------- PARTIAL MATCHING F1 --------------------------\n",
+            ];
+            for (k, title) in sections.iter().enumerate() {
+                out.push_str(title);
+                for (c, component) in COMPONENTS.iter().enumerate() {
+                    let cells = numbers(levels.iter().map(|l| {
+                        let (a, r) = (l.acc[c].value(), l.rec[c].value());
+                        match k {
+                            0 => a,
+                            1 => r,
+                            _ if a == 0.0 && r == 0.0 => 1.0,
+                            _ => 2.0 * a * r / (a + r),
+                        }
+                    }));
+                    // The reference has no partial scores for joint_all: 0, 0 and an F1 of 1.
+                    row(
+                        &mut out,
+                        component,
+                        &with_joint(cells, if k == 2 { 1.0 } else { 0.0 }),
+                    );
+                }
             }
         }
+        out
     }
-    if interactions {
-        out.push_str("\n\n");
+
+    /// The per-turn counts and accuracies of an interaction dataset.
+    fn turns_table(&self, has_exec: bool, has_exact: bool) -> String {
+        let mut out = String::from("\n\n");
         row(
             &mut out,
             "",
             &TURNS.iter().map(|t| format!("{t:20}")).collect::<Vec<_>>(),
         );
-        let counts: Vec<String> = turns.iter().map(|t| format!("{:<20}", t.count)).collect();
+        let counts: Vec<String> = self
+            .turns
+            .iter()
+            .map(|t| format!("{:<20}", t.count))
+            .collect();
         row(&mut out, "count", &counts);
         if has_exec {
             out.push_str(
@@ -202,7 +238,7 @@ pub fn table(run: &Run, set: &SetRun) -> Option<String> {
             row(
                 &mut out,
                 "execution",
-                &numbers(turns.iter().map(|t| t.exec.value())),
+                &numbers(self.turns.iter().map(|t| t.exec.value())),
             );
         }
         if has_exact {
@@ -212,11 +248,11 @@ pub fn table(run: &Run, set: &SetRun) -> Option<String> {
             row(
                 &mut out,
                 "exact match",
-                &numbers(turns.iter().map(|t| t.exact.value())),
+                &numbers(self.turns.iter().map(|t| t.exact.value())),
             );
         }
+        out
     }
-    Some(out)
 }
 
 #[cfg(test)]

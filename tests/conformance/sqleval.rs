@@ -23,10 +23,9 @@
 //! its trials are reported as ignored with the reason, and fail under `SQLSUITE_REQUIRE_SHARED=1`.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use libtest_mimic::{Completion, Failed, Trial};
 use sqlsuite::dataset::sqleval::unescape;
 use sqlsuite::manifest::LoadError;
 use sqlsuite::metric::sqleval::{Sqleval, SqlevalOptions};
@@ -39,14 +38,15 @@ use sqlsuite_reference::defog::{
     Mode, Table,
 };
 
+use crate::Trials;
+
 const DIALECTS: [&str; 2] = ["sqlite", "postgres"];
 
 fn reference_dir() -> PathBuf {
     trials::shared_dir().join("data/sqleval/reference")
 }
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     let dir = reference_dir();
     let mut trials = Vec::new();
     if !dir.is_dir() {
@@ -95,7 +95,7 @@ fn main() -> ExitCode {
         ));
         evaluations.push(eval);
     }
-    trials::run_trials(&args, trials, &evaluations)
+    (trials, evaluations)
 }
 
 /// (exact, correct) of an executed verdict.

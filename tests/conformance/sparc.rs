@@ -8,18 +8,18 @@
 //! that way and compares every number of the table.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use sqlsuite::metric::exact_match::{EsmMode, ExactMatch, ExactMatchOptions};
 use sqlsuite::metric::Metric;
 use sqlsuite::report::spider_table;
 use sqlsuite::{trials, Evaluation, Manifest};
 
+use crate::Trials;
+
 const MANIFEST: &str = "datasets/sparc.toml";
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     let (mut trials, eval) = trials::trials_for(Path::new(MANIFEST));
     if eval.is_some() {
         trials.push(Trial::test(
@@ -27,7 +27,7 @@ fn main() -> ExitCode {
             reproduce_eval_output,
         ));
     }
-    trials::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
+    (trials, eval.into_iter().collect())
 }
 
 /// Writes `text` without its last blank-line-separated group.

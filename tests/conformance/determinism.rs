@@ -16,15 +16,16 @@
 //!   `SQLSUITE_REQUIRE_SHARED=1`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::{Child, Command, Stdio};
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::{Backend, Database, Limits};
 use sqlsuite::trials;
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+use crate::Trials;
+
+pub fn trials() -> Trials {
     let spider = trials::shared_dir().join("data/spider");
     let mut trials = vec![Trial::test("determinism::demo", demo)];
     if spider.join("dev_gold.sql").is_file() {
@@ -41,7 +42,7 @@ fn main() -> ExitCode {
             ),
         ));
     }
-    libtest_mimic::run(&args, trials).exit_code()
+    (trials, Vec::new())
 }
 
 /// Processes that spin until dropped (killed by their own handle).

@@ -24,10 +24,9 @@
 //! `SQLSUITE_SUITE_SCHEMAS=all cargo test --release --test test_suite`.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 
 use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::Database;
@@ -42,6 +41,8 @@ use sqlsuite::Manifest;
 use sqlsuite_distill::distill::{distill_all, DistillOptions, SchemaOutcome};
 use sqlsuite_distill::inputs::schema_inputs;
 use sqlsuite_distill::report::Report;
+
+use crate::Trials;
 
 const MANIFEST: &str = "datasets/spider.toml";
 /// wta_1 has no original database: its suite is random only.
@@ -653,8 +654,7 @@ fn equivalences(sample: &Sample) -> Result<(), Failed> {
     }
 }
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     let composed = Manifest::load(MANIFEST).map_err(OpenError::from);
     let unavailable = match composed.and_then(|m| registry::compose(&m)) {
         Err(OpenError::Manifest(LoadError::Unavailable(reasons))) => Some(
@@ -669,7 +669,7 @@ fn main() -> ExitCode {
     if let Some(why) = unavailable {
         let trial =
             trials::unavailable_trial("test_suite::data", format!("data unavailable: {why}"));
-        return libtest_mimic::run(&args, vec![trial]).exit_code();
+        return (vec![trial], Vec::new());
     }
     let sample: Arc<OnceLock<Result<Sample, String>>> = Arc::default();
     type Check = fn(&Sample) -> Result<(), Failed>;
@@ -706,5 +706,5 @@ fn main() -> ExitCode {
             })
         })
         .collect();
-    libtest_mimic::run(&args, trials).exit_code()
+    (trials, Vec::new())
 }

@@ -31,10 +31,12 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value};
 use sqlsuite::dataset::{self, DatabaseLocator, Inputs, Item, PredictionInput};
 use sqlsuite::{manifest::Manifest, metric::exact_match, registry};
+
+use crate::Trials;
 
 /// Cases per reader without `SQLSUITE_FUZZ_CASES`: a sample for every test run (fewer in the
 /// unoptimised build `cargo test --workspace` makes).
@@ -72,8 +74,7 @@ enum Shape {
     SchemaCsv,
 }
 
-fn main() -> std::process::ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     install_panic_hook();
     let readers = readers();
     let trials = readers
@@ -83,7 +84,7 @@ fn main() -> std::process::ExitCode {
             Trial::test(name, move || fuzz(&r))
         })
         .collect();
-    libtest_mimic::run(&args, trials).exit_code()
+    (trials, Vec::new())
 }
 
 fn env_u64(name: &str) -> Option<u64> {

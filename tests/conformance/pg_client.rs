@@ -1,5 +1,5 @@
 //! A PostgreSQL client for the tests that check what predictions can and cannot do to a server
-//! (`tests/postgres.rs`, `tests/hostile.rs`): connecting, errors with the server's message, and
+//! (`postgres`, `hostile`): connecting, errors with the server's message, and
 //! fingerprints of what a prediction could change.
 
 use std::str::FromStr;

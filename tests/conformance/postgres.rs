@@ -16,26 +16,23 @@
 //! one); without it the trials are reported as ignored with the reason, and fail under
 //! `SQLSUITE_REQUIRE_SHARED=1` (as in CI, which starts a server).
 
-#[path = "postgres/client.rs"]
-mod client;
-
-use std::process::ExitCode;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use client::{connect, pg};
-use libtest_mimic::{Arguments, Failed, Trial};
+use crate::pg_client::{self as client, connect, pg};
+use libtest_mimic::{Failed, Trial};
 use postgres::{Client, Config, NoTls};
 use sqlsuite::backend::postgres::{Postgres, MAX_VALUE_BYTES, TEMP_FILE_LIMIT, WORK_MEM};
 use sqlsuite::backend::{Backend, Database, Limits, QueryError};
 use sqlsuite::denotation::{ColumnType, Value};
 use sqlsuite::trials;
 
+use crate::Trials;
+
 const ADMIN_ENV: &str = "SQLSUITE_POSTGRES_ADMIN";
 const SCRATCH: &str = "sqlsuite_scratch";
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     let admin = std::env::var(ADMIN_ENV).ok().filter(|v| !v.is_empty());
     let names = [
         "postgres::read_only",
@@ -68,7 +65,7 @@ fn main() -> ExitCode {
             ]
         }
     };
-    libtest_mimic::run(&args, trials).exit_code()
+    (trials, Vec::new())
 }
 
 /// Everything a prediction could change that we can see: the rows of every table, and the

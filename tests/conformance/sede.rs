@@ -5,23 +5,23 @@
 
 use std::fmt::Write;
 use std::path::Path;
-use std::process::ExitCode;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use sqlsuite::dataset::sede;
 use sqlsuite::report::snapshot;
 use sqlsuite::{trials, Manifest};
 use sqlsuite_reference::pcm::{self, Rules};
 
+use crate::Trials;
+
 const MANIFEST: &str = "datasets/sede.toml";
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     let (mut trials, eval) = trials::trials_for(Path::new(MANIFEST));
     if eval.is_some() {
         trials.push(Trial::test("sede::gold_parse::snapshot", gold_parse_report));
     }
-    trials::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
+    (trials, eval.into_iter().collect())
 }
 
 /// The parse report of `val.jsonl` and `test.jsonl` beside the manifest's gold.

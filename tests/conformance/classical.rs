@@ -22,9 +22,8 @@
 //! turns that into a failure.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 
 use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::{Backend, Database, Limits};
@@ -40,6 +39,8 @@ use sqlsuite::{Evaluation, Manifest};
 use sqlsuite_distill::distill::{distill_all, DistillOptions};
 use sqlsuite_distill::inputs::schema_inputs;
 use sqlsuite_distill::report::Report;
+
+use crate::Trials;
 
 const MANIFEST: &str = "datasets/classical.toml";
 const SAMPLE: &[&str] = &["geography"];
@@ -57,8 +58,7 @@ const ALL: &[&str] = &[
     "yelp",
 ];
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     let mut trials = Vec::new();
     match Manifest::load(MANIFEST) {
         Err(LoadError::Unavailable(why)) => trials.push(trials::unavailable_trial(
@@ -89,7 +89,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    trials::run_trials(&args, trials, &[])
+    (trials, Vec::new())
 }
 
 fn join(errors: &[impl ToString]) -> String {

@@ -20,23 +20,21 @@
 //! `target/tmp/hostile/<trial>.md`. On Spider dev's databases when the shared data is there
 //! (`world_1`, `car_1`, `concert_singer`), else on the demo's (built from its scripts).
 
-#[path = "hostile/generator.rs"]
 mod generator;
-#[path = "postgres/client.rs"]
-mod pg_client;
-#[path = "hostile/pg_generator.rs"]
 mod pg_generator;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use crate::pg_client::{connect as pg_connect, pg};
 use generator::{Class, Table, Target};
-use libtest_mimic::{Arguments, Failed, Trial};
-use pg_client::{connect as pg_connect, pg};
+use libtest_mimic::{Failed, Trial};
 use sha2::{Digest, Sha256};
 use sqlsuite::trials;
+
+use crate::Trials;
 
 /// Items of the CI sample.
 const SAMPLE: usize = 300;
@@ -52,8 +50,7 @@ const PG_ADMIN_ENV: &str = "SQLSUITE_POSTGRES_ADMIN";
 const PG_DB: &str = "sqlsuite_hostile";
 const SPIDER_DBS: [&str; 3] = ["world_1", "car_1", "concert_singer"];
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     let items = std::env::var("SQLSUITE_HOSTILE_ITEMS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -77,7 +74,7 @@ fn main() -> ExitCode {
             ),
         )),
     }
-    libtest_mimic::run(&args, trials).exit_code()
+    (trials, Vec::new())
 }
 
 /// The most wall time an item may take, in ms. A campaign (`SQLSUITE_HOSTILE_ITEMS` or
@@ -466,7 +463,7 @@ fn invalid_utf8() -> Result<(), Failed> {
 }
 
 /// Everything a prediction could change that a client sees: rows, locks held by any session,
-/// and the catalog ([`pg_client::fingerprint`]).
+/// and the catalog ([`crate::pg_client::fingerprint`]).
 const PG_FINGERPRINT: &[&str] = &[
     "SELECT md5(string_agg(t::text, ';' ORDER BY t::text)) FROM victim t",
     "SELECT md5(string_agg(t::text, ';' ORDER BY t::text)) FROM big t",
@@ -474,7 +471,7 @@ const PG_FINGERPRINT: &[&str] = &[
 ];
 
 fn pg_fingerprint(client: &mut postgres::Client) -> Result<String, Failed> {
-    pg_client::fingerprint(client, PG_FINGERPRINT)
+    crate::pg_client::fingerprint(client, PG_FINGERPRINT)
 }
 
 /// The PostgreSQL campaign, through the backend connected as the read-only role an evaluation

@@ -10,22 +10,21 @@
 //! shared data too: without them they are reported as ignored with the reason, and with
 //! `SQLSUITE_REQUIRE_SHARED=1` (as in CI) they fail.
 
-#[path = "report/chromium.rs"]
 mod chromium;
-#[path = "report/cli_numbers.rs"]
 mod cli_numbers;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Output};
+use std::process::{Command, Output};
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use libtest_mimic::{Completion, Failed, Trial};
 use sqlsuite::metric::Status;
 use sqlsuite::report::diff::Diff;
 use sqlsuite::trials;
 use sqlsuite::Evaluation;
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+use crate::Trials;
+
+pub fn trials() -> Trials {
     let mut trials = vec![
         Trial::test("report::self_contained_with_flipped_items_first", || {
             a_self_contained_page_with_flipped_items_first();
@@ -82,7 +81,7 @@ fn main() -> ExitCode {
             }));
         }
     }
-    libtest_mimic::run(&args, trials).exit_code()
+    (trials, Vec::new())
 }
 
 fn sqlsuite(args: &[&str]) -> Output {

@@ -18,8 +18,10 @@ use std::path::Path;
 use std::process::{Command, ExitCode, Output};
 use std::time::Instant;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use sqlsuite::trials;
+
+use crate::Trials;
 
 /// Set for the runner: the manifest whose trials to run.
 const TRIALS_OF: &str = "SQLSUITE_TRIALS_OF";
@@ -27,11 +29,14 @@ const TRIALS_OF: &str = "SQLSUITE_TRIALS_OF";
 const RUNNER: &str = "SQLSUITE_TRIAL_RUNNER";
 const NAME: &str = "insta::pending_then_accepted";
 
-fn main() -> ExitCode {
-    if let Some(manifest) = std::env::var_os(TRIALS_OF) {
-        return trials::run(&[&manifest.to_string_lossy()]);
-    }
-    let args = Arguments::from_args();
+/// When the temporary repository runs this binary as its trial runner: the trials of the
+/// manifest `SQLSUITE_TRIALS_OF` names, run as a model repository runs them.
+pub fn as_model_repository() -> Option<ExitCode> {
+    let manifest = std::env::var_os(TRIALS_OF)?;
+    Some(trials::run(&[&manifest.to_string_lossy()]))
+}
+
+pub fn trials() -> Trials {
     let trial =
         if cargo(&["insta", "--version"], Path::new(".")).is_some_and(|o| o.status.success()) {
             Trial::test(NAME, pending_then_accepted)
@@ -43,7 +48,7 @@ fn main() -> ExitCode {
                     .to_owned(),
             )
         };
-    libtest_mimic::run(&args, vec![trial]).exit_code()
+    (vec![trial], Vec::new())
 }
 
 /// `cargo <args>` in `dir`, in an environment of its own (its own target directory: the outer

@@ -18,14 +18,15 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use sqlsuite::backend::{sqlite, Limits};
 use sqlsuite::trials;
 use sqlsuite_compose::clauses::{split_clauses, ClauseKind};
 use sqlsuite_compose::{self as compose, quality, splice, Composition, Options, Schema, Source};
+
+use crate::Trials;
 
 struct Data {
     dir: PathBuf,
@@ -70,8 +71,7 @@ fn with<T>(
     }
 }
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     let mut trials = vec![
         Trial::test("compose::clause_split", clause_split),
         Trial::test("compose::splice", splice_hand_made),
@@ -105,7 +105,7 @@ fn main() -> ExitCode {
             move || with(&s, reads_as_sql2text),
         ));
     }
-    trials::run_trials(&args, trials, &[])
+    (trials, Vec::new())
 }
 
 fn clause_split() -> Result<(), Failed> {

@@ -8,15 +8,16 @@
 //! `SQLSUITE_REQUIRE_SHARED=1` turns that into a failure.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use sqlsuite::dataset::spider::read_gold;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
 use sqlsuite::trials;
 use sqlsuite::{Evaluation, Manifest};
+
+use crate::Trials;
 
 const MANIFEST: &str = "datasets/spider.toml";
 
@@ -43,8 +44,7 @@ fn plug_value_evaluation() -> Result<Evaluation, String> {
     .map_err(|e| e.to_string())
 }
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     let (mut trials, eval) = trials::trials_for(Path::new(MANIFEST));
     if let Some(eval) = &eval {
         // Opened lazily, once, by the first plug_value trial that runs.
@@ -81,7 +81,7 @@ fn main() -> ExitCode {
             move || dev_json_matches(&gold),
         ));
     }
-    trials::run_trials(&args, trials, &eval.into_iter().collect::<Vec<_>>())
+    (trials, eval.into_iter().collect())
 }
 
 /// The HTML page of all 14 sets (`sqlsuite report datasets/spider.toml`) stays under 5 MB

@@ -18,20 +18,20 @@
 //! `SEDE_SHOW=<pair_id>` prints that pair's elements per category in both modes.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use sqlsuite::dataset::sqleval::unescape;
 use sqlsuite::report::snapshot;
 use sqlsuite::trials;
 use sqlsuite_reference::pcm::{self, Category, Rules, Variant};
 
+use crate::Trials;
+
 fn sede_dir() -> PathBuf {
     trials::shared_dir().join("data/sede")
 }
 
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
+pub fn trials() -> Trials {
     let dir = sede_dir();
     let mut trials = Vec::new();
     if !dir.join("reference").is_dir() {
@@ -55,7 +55,7 @@ fn main() -> ExitCode {
             check_gold_vs_gold(&d)
         }));
     }
-    trials::run_trials(&args, trials, &[])
+    (trials, Vec::new())
 }
 
 /// A TSV file as rows of named fields.

@@ -1,0 +1,74 @@
+//! The project's own trials, in one test binary (`cargo test --test conformance`; filter by
+//! prefix: `cargo test --test conformance -- spider::`). Each module is one dataset, reference
+//! or property the project checks, and gives its trials (and the evaluations whose summaries
+//! are printed after them):
+//!
+//! * real data against the reference evaluators' own verdicts: [`spider`], [`sparc`],
+//!   [`sqleval`] (SQLite and PostgreSQL), [`sede`], [`sede_reference`];
+//! * what sqlsuite builds itself: [`test_suite`] (distilled Spider suites), [`classical`] (the
+//!   classical datasets' suites), [`compose`] (SpiderCompose);
+//! * untrusted input and hard limits: [`hostile`], [`postgres`], [`fuzz_readers`];
+//! * what people see and do: [`report`] (the HTML report in headless Chromium),
+//!   [`insta_workflow`] (the real `cargo insta`), [`determinism`] (byte-identical output
+//!   whatever the threads and the load).
+//!
+//! Data they need and do not find (the shared data, a server, Chromium, `cargo-insta`) makes
+//! them ignored with the reason; `SQLSUITE_REQUIRE_SHARED=1` (as `.ci/run` sets) makes that a
+//! failure.
+
+mod classical;
+mod compose;
+mod determinism;
+mod fuzz_readers;
+mod hostile;
+mod insta_workflow;
+mod pg_client;
+mod postgres;
+mod report;
+mod sede;
+mod sede_reference;
+mod sparc;
+mod spider;
+mod sqleval;
+mod test_suite;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Trial};
+use sqlsuite::Evaluation;
+
+/// A module's trials, and the evaluations behind them whose summaries are printed after the
+/// trials ran.
+pub type Trials = (Vec<Trial>, Vec<Arc<Evaluation>>);
+
+fn main() -> ExitCode {
+    if let Some(code) = insta_workflow::as_model_repository() {
+        return code;
+    }
+    let args = Arguments::from_args();
+    let modules: [fn() -> Trials; 14] = [
+        spider::trials,
+        sparc::trials,
+        sqleval::trials,
+        sede::trials,
+        sede_reference::trials,
+        test_suite::trials,
+        classical::trials,
+        compose::trials,
+        hostile::trials,
+        postgres::trials,
+        fuzz_readers::trials,
+        report::trials,
+        insta_workflow::trials,
+        determinism::trials,
+    ];
+    let mut trials = Vec::new();
+    let mut evaluations = Vec::new();
+    for module in modules {
+        let (t, e) = module();
+        trials.extend(t);
+        evaluations.extend(e);
+    }
+    sqlsuite::trials::run_trials(&args, trials, &evaluations)
+}
