@@ -24,23 +24,25 @@ use libtest_mimic::{Failed, Trial};
 use sqlsuite::backend::{sqlite, Limits};
 use sqlsuite::trials;
 use sqlsuite_compose::clauses::{split_clauses, ClauseKind};
-use sqlsuite_compose::{self as compose, quality, splice, Composition, Options, Schema, Source};
+use sqlsuite_compose::{
+    self as compose, quality, splice, Composed, NaturalNames, Options, SourcePair,
+};
 
 use crate::Trials;
 
 struct Data {
     dir: PathBuf,
-    sources: Vec<Source>,
-    schemas: BTreeMap<String, Schema>,
+    sources: Vec<SourcePair>,
+    schemas: BTreeMap<String, NaturalNames>,
 }
 
-type Shared = Arc<OnceLock<Result<(Data, Composition), String>>>;
+type Shared = Arc<OnceLock<Result<(Data, Composed), String>>>;
 
 fn spider_dir() -> PathBuf {
     trials::shared_dir().join("data/spider")
 }
 
-fn build() -> Result<(Data, Composition), String> {
+fn build() -> Result<(Data, Composed), String> {
     let dir = spider_dir();
     let sources = compose::read_sources(&dir.join("dev.json")).map_err(|e| e.to_string())?;
     let schemas = compose::read_schemas(&dir.join("tables.json")).map_err(|e| e.to_string())?;
@@ -63,7 +65,7 @@ fn build() -> Result<(Data, Composition), String> {
 
 fn with<T>(
     shared: &Shared,
-    f: impl FnOnce(&Data, &Composition) -> Result<T, Failed>,
+    f: impl FnOnce(&Data, &Composed) -> Result<T, Failed>,
 ) -> Result<T, Failed> {
     match shared.get_or_init(build) {
         Ok((d, c)) => f(d, c),
@@ -162,7 +164,7 @@ fn splice_hand_made() -> Result<(), Failed> {
     Ok(())
 }
 
-fn executes(data: &Data, c: &Composition) -> Result<(), Failed> {
+fn executes(data: &Data, c: &Composed) -> Result<(), Failed> {
     let mut conns = BTreeMap::new();
     let mut bad = Vec::new();
     for p in &c.pairs {
@@ -196,7 +198,7 @@ fn executes(data: &Data, c: &Composition) -> Result<(), Failed> {
     }
 }
 
-fn shape(data: &Data, c: &Composition) -> Result<(), Failed> {
+fn shape(data: &Data, c: &Composed) -> Result<(), Failed> {
     for p in &c.pairs {
         let ok = p.clause_count == p.clauses.len()
             && p.clauses.first() == Some(&"select")
@@ -231,7 +233,7 @@ const MAX_FAILURES: usize = 100;
 const MIN_COVERAGE: f64 = 0.55;
 const MAX_SKIPPED: usize = 62;
 
-fn counts(_data: &Data, c: &Composition) -> Result<(), Failed> {
+fn counts(_data: &Data, c: &Composed) -> Result<(), Failed> {
     let mut per: BTreeMap<usize, usize> = BTreeMap::new();
     for p in &c.pairs {
         *per.entry(p.clause_count).or_default() += 1;
@@ -288,7 +290,7 @@ fn counts(_data: &Data, c: &Composition) -> Result<(), Failed> {
     }
 }
 
-fn deterministic(data: &Data, _c: &Composition) -> Result<(), Failed> {
+fn deterministic(data: &Data, _c: &Composed) -> Result<(), Failed> {
     let sources = &data.sources[..150.min(data.sources.len())];
     let input = data.dir.join("dev.json");
     let mut outputs = Vec::new();
@@ -313,7 +315,7 @@ fn deterministic(data: &Data, _c: &Composition) -> Result<(), Failed> {
     Ok(())
 }
 
-fn reads_as_sql2text(data: &Data, c: &Composition) -> Result<(), Failed> {
+fn reads_as_sql2text(data: &Data, c: &Composed) -> Result<(), Failed> {
     use sqlsuite::report::summary::Summary;
     let dir = tempfile::tempdir()?;
     compose::write(dir.path(), c, &data.dir.join("dev.json"))?;

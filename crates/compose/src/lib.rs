@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! SpiderCompose: a Spider-format dataset turned into one whose test pairs combine SQL clauses
 //! in ways training does not show (`spec/compose.md`).
 //!
@@ -5,16 +6,16 @@
 //! keywords; [`tagging`] tags the question's words with the clauses they speak of; [`splice`]
 //! cuts each clause's question fragment out of the tags; [`recombine`] forms every valid
 //! sub-query of the same source query with the union of its fragments; [`execute`] keeps the
-//! composed SQL that runs on its database; [`split`] assigns train and test; [`report`]
+//! composed SQL that runs on its database; [`split`] assigns train and test; [`summary`]
 //! describes the result.
 
 pub mod clauses;
 pub mod execute;
 pub mod quality;
 pub mod recombine;
-pub mod report;
 pub mod splice;
 pub mod split;
+pub mod summary;
 pub mod tagging;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,7 +58,7 @@ pub enum ComposeError {
 
 /// One source pair of the input (a Spider-format item).
 #[derive(Clone, Debug, Deserialize)]
-pub struct Source {
+pub struct SourcePair {
     /// The database.
     pub db_id: String,
     /// The gold SQL.
@@ -69,7 +70,7 @@ pub struct Source {
     pub question_toks: Option<Vec<String>>,
 }
 
-impl Source {
+impl SourcePair {
     /// The question's words.
     pub fn words(&self) -> Vec<String> {
         match &self.question_toks {
@@ -107,11 +108,11 @@ pub fn split_question(question: &str) -> Vec<String> {
 
 /// A database's table and column names: as in SQL (lower case) and in natural language.
 #[derive(Clone, Debug, Default)]
-pub struct Schema {
+pub struct NaturalNames {
     names: BTreeMap<String, BTreeSet<String>>,
 }
 
-impl Schema {
+impl NaturalNames {
     /// The natural-language names of a table or column named `ident` in SQL.
     pub fn natural_names(&self, ident: &str) -> impl Iterator<Item = &str> {
         self.names
@@ -143,16 +144,16 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ComposeEr
 }
 
 /// Reads a Spider-format JSON array of pairs.
-pub fn read_sources(path: &Path) -> Result<Vec<Source>, ComposeError> {
+pub fn read_sources(path: &Path) -> Result<Vec<SourcePair>, ComposeError> {
     read_json(path)
 }
 
 /// Reads Spider's `tables.json`: each database's names.
-pub fn read_schemas(path: &Path) -> Result<BTreeMap<String, Schema>, ComposeError> {
+pub fn read_schemas(path: &Path) -> Result<BTreeMap<String, NaturalNames>, ComposeError> {
     let entries: Vec<TablesEntry> = read_json(path)?;
     let mut out = BTreeMap::new();
     for e in entries {
-        let mut schema = Schema::default();
+        let mut schema = NaturalNames::default();
         let pairs = e.table_names_original.iter().zip(&e.table_names).chain(
             e.column_names_original
                 .iter()
@@ -253,12 +254,12 @@ pub struct Alignment {
 
 /// Everything [`compose`] found.
 #[derive(Clone, Debug, Default)]
-pub struct Composition {
+pub struct Composed {
     /// The pairs emitted, in input order, then combination order.
     pub pairs: Vec<Pair>,
     /// Composed SQL that failed to execute.
     pub failures: Vec<Failure>,
-    /// Source pairs not used, with why.
+    /// SourcePair pairs not used, with why.
     pub skipped: Vec<(usize, String)>,
     /// Combinations whose composed question was empty (not emitted).
     pub empty_questions: usize,
@@ -279,8 +280,8 @@ pub struct Composition {
 /// Aligns one source pair.
 pub fn align(
     source_index: usize,
-    source: &Source,
-    schema: Option<&Schema>,
+    source: &SourcePair,
+    schema: Option<&NaturalNames>,
     norm: &Normalizer,
     rules: Rules,
 ) -> Result<Alignment, ComposeError> {
@@ -304,15 +305,15 @@ pub fn align(
 /// query on `databases/<db_id>/<db_id>.sqlite`, and splits. `progress` is called once per
 /// source pair executed.
 pub fn compose(
-    sources: &[Source],
-    schemas: &BTreeMap<String, Schema>,
+    sources: &[SourcePair],
+    schemas: &BTreeMap<String, NaturalNames>,
     databases: &Path,
     options: Options,
     progress: &(dyn Fn() + Sync),
-) -> Composition {
+) -> Composed {
     let norm = Normalizer::default();
-    let mut out = Composition::default();
-    let mut used: Vec<(usize, &Source)> = Vec::new();
+    let mut out = Composed::default();
+    let mut used: Vec<(usize, &SourcePair)> = Vec::new();
     for (i, source) in sources.iter().enumerate() {
         let db = &source.db_id;
         let path = databases.join(db).join(format!("{db}.sqlite"));
@@ -417,7 +418,7 @@ pub fn compose(
 }
 
 /// Writes `dir/compose.json` and `dir/report.md`.
-pub fn write(dir: &Path, composition: &Composition, input: &Path) -> Result<(), ComposeError> {
+pub fn write(dir: &Path, composition: &Composed, input: &Path) -> Result<(), ComposeError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ComposeError::Io { path, source }
@@ -432,7 +433,7 @@ pub fn write(dir: &Path, composition: &Composition, input: &Path) -> Result<(), 
     json.push('\n');
     std::fs::write(&json_path, json).map_err(io(&json_path))?;
     let report_path = dir.join("report.md");
-    std::fs::write(&report_path, report::render(composition, input)).map_err(io(&report_path))?;
+    std::fs::write(&report_path, summary::render(composition, input)).map_err(io(&report_path))?;
     Ok(())
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::clauses::ClauseKind;
 use super::recombine::render;
 use super::tagging::{Normalizer, Rules};
-use super::{align, Alignment, Schema, Source};
+use super::{align, Alignment, NaturalNames, SourcePair};
 
 /// Alignment counts over a set of source pairs (punctuation is not a word here).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -115,8 +115,8 @@ pub struct Variant {
 /// Quality under `rules` and under each variant with one rule switched, with what each
 /// variant changes.
 pub fn ablation(
-    sources: &[(usize, &Source)],
-    schemas: &BTreeMap<String, Schema>,
+    sources: &[(usize, &SourcePair)],
+    schemas: &BTreeMap<String, NaturalNames>,
     norm: &Normalizer,
     rules: Rules,
 ) -> Vec<Variant> {

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use rust_stemmers::{Algorithm, Stemmer};
 
 use super::clauses::{Clause, ClauseKind};
-use super::Schema;
+use super::NaturalNames;
 
 /// The clause kinds a word is tagged with, one bit per [`ClauseKind`].
 pub type TagSet = u8;
@@ -341,7 +341,11 @@ pub fn name_words(name: &str) -> Vec<String> {
 }
 
 /// The normalized candidate words of one clause.
-pub fn candidates(clause: &Clause, schema: Option<&Schema>, norm: &Normalizer) -> BTreeSet<String> {
+pub fn candidates(
+    clause: &Clause,
+    schema: Option<&NaturalNames>,
+    norm: &Normalizer,
+) -> BTreeSet<String> {
     let mut raw: Vec<String> = Vec::new();
     let mut named: Vec<String> = Vec::new();
     for ident in &clause.mentions.identifiers {
@@ -405,7 +409,7 @@ pub fn looks_like_noun(word: &str) -> bool {
 pub fn tag(
     words: &[String],
     clauses: &[Clause],
-    schema: Option<&Schema>,
+    schema: Option<&NaturalNames>,
     norm: &Normalizer,
     rules: Rules,
 ) -> Vec<TagSet> {

@@ -8,7 +8,7 @@ use std::path::Path;
 use super::clauses::ClauseKind;
 use super::quality::{self, Quality};
 use super::recombine::render as render_words;
-use super::Composition;
+use super::Composed;
 
 /// SQL and question token counts of a group of pairs.
 type Lengths = (Vec<usize>, Vec<usize>);
@@ -37,7 +37,7 @@ pub fn token_count(text: &str) -> usize {
 }
 
 /// Renders the report of `c`, built from the file `input` (named by its file name only).
-pub fn render(c: &Composition, input: &Path) -> String {
+pub fn render(c: &Composed, input: &Path) -> String {
     let mut s = String::new();
     let name = input.file_name().map_or_else(
         || input.display().to_string(),
@@ -52,7 +52,7 @@ pub fn render(c: &Composition, input: &Path) -> String {
     s
 }
 
-fn counts(s: &mut String, c: &Composition) {
+fn counts(s: &mut String, c: &Composed) {
     let sources = c.alignments.len() + c.skipped.len();
     let _ = writeln!(s, "## Counts\n");
     let _ = writeln!(s, "- source pairs: {sources}");
@@ -128,7 +128,7 @@ fn counts(s: &mut String, c: &Composition) {
     );
 }
 
-fn lengths(s: &mut String, c: &Composition) {
+fn lengths(s: &mut String, c: &Composed) {
     let _ = writeln!(
         s,
         "## Lengths (tokens: whitespace-separated pieces)\n\n\
@@ -153,7 +153,7 @@ fn lengths(s: &mut String, c: &Composition) {
     let _ = writeln!(s);
 }
 
-fn failures(s: &mut String, c: &Composition) {
+fn failures(s: &mut String, c: &Composed) {
     let _ = writeln!(s, "## Composed SQL that failed to execute\n");
     if c.failures.is_empty() {
         let _ = writeln!(s, "None.\n");
@@ -198,7 +198,7 @@ fn quality_row(s: &mut String, label: &str, q: &Quality) {
     );
 }
 
-fn coverage(s: &mut String, c: &Composition) {
+fn coverage(s: &mut String, c: &Composed) {
     let header = "| | words | tagged | untagged | in a fragment | clauses | empty fragments |\n\
                   | --- | ---: | ---: | ---: | ---: | ---: | ---: |";
     let _ = writeln!(
@@ -239,7 +239,7 @@ fn coverage(s: &mut String, c: &Composition) {
     let _ = writeln!(s);
 }
 
-fn examples(s: &mut String, c: &Composition) {
+fn examples(s: &mut String, c: &Composed) {
     let _ = writeln!(s, "## Alignment examples\n");
     for kind in ClauseKind::ALL {
         let _ = writeln!(s, "### {}\n", kind.name());
