@@ -1,6 +1,6 @@
 //! Keyword tagging: each question word gets the kinds of the clauses whose candidate words it
 //! matches (names and values the clause mentions, general words of the clause's kind), then
-//! the adjustment rules run. Words are compared after [`normalize`].
+//! the adjustment rules run. Words are compared after [`Normalizer`].
 
 use std::collections::BTreeSet;
 
