@@ -7,7 +7,8 @@
 //!   [`sqleval`] (SQLite and PostgreSQL), [`sede`], [`sede_reference`];
 //! * what sqlsuite builds itself: [`test_suite`] (distilled Spider suites), [`classical`] (the
 //!   classical datasets' suites), [`compose`] (SpiderCompose);
-//! * untrusted input and hard limits: [`hostile`], [`postgres`], [`fuzz_readers`];
+//! * untrusted input and hard limits: [`postgres`], [`fuzz_readers`] (the hostile campaign is a
+//!   binary of its own, `tests/hostile`: it measures the memory of the processes it starts);
 //! * what people see and do: [`report`] (the HTML report in headless Chromium),
 //!   [`insta_workflow`] (the real `cargo insta`), [`determinism`] (byte-identical output
 //!   whatever the threads and the load).
@@ -20,7 +21,6 @@ mod classical;
 mod compose;
 mod determinism;
 mod fuzz_readers;
-mod hostile;
 mod insta_workflow;
 mod pg_client;
 mod postgres;
@@ -47,7 +47,7 @@ fn main() -> ExitCode {
         return code;
     }
     let args = Arguments::from_args();
-    let modules: [fn() -> Trials; 14] = [
+    let modules: [fn() -> Trials; 13] = [
         spider::trials,
         sparc::trials,
         sqleval::trials,
@@ -56,7 +56,6 @@ fn main() -> ExitCode {
         test_suite::trials,
         classical::trials,
         compose::trials,
-        hostile::trials,
         postgres::trials,
         fuzz_readers::trials,
         report::trials,

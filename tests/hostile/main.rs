@@ -14,6 +14,10 @@
 //!   **peak RSS** of the evaluating processes stays under [`PEAK_RSS_BOUND`] plus the size of
 //!   the predictions file (from `wait4`).
 //!
+//! A test binary of its own: the peak RSS `wait4` reports for a child counts the pages of the
+//! process that forked it, so the process that starts `sqlsuite eval` must stay small (the
+//! conformance binary holds Spider's evaluations).
+//!
 //! CI runs a sample (`SAMPLE` items); the full campaign is
 //! `SQLSUITE_HOSTILE_ITEMS=10000 cargo test --release --test hostile`. A table of
 //! class → reasons, the slowest item per class and the peak RSS is written to
@@ -21,20 +25,20 @@
 //! (`world_1`, `car_1`, `concert_singer`), else on the demo's (built from its scripts).
 
 mod generator;
+#[path = "../conformance/pg_client.rs"]
+mod pg_client;
 mod pg_generator;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 use crate::pg_client::{connect as pg_connect, pg};
 use generator::{Class, Table, Target};
-use libtest_mimic::{Failed, Trial};
+use libtest_mimic::{Arguments, Failed, Trial};
 use sha2::{Digest, Sha256};
 use sqlsuite::trials;
-
-use crate::Trials;
 
 /// Items of the CI sample.
 const SAMPLE: usize = 300;
@@ -50,7 +54,8 @@ const PG_ADMIN_ENV: &str = "SQLSUITE_POSTGRES_ADMIN";
 const PG_DB: &str = "sqlsuite_hostile";
 const SPIDER_DBS: [&str; 3] = ["world_1", "car_1", "concert_singer"];
 
-pub fn trials() -> Trials {
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
     let items = std::env::var("SQLSUITE_HOSTILE_ITEMS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -74,7 +79,7 @@ pub fn trials() -> Trials {
             ),
         )),
     }
-    (trials, Vec::new())
+    libtest_mimic::run(&args, trials).exit_code()
 }
 
 /// The most wall time an item may take, in ms. A campaign (`SQLSUITE_HOSTILE_ITEMS` or
