@@ -9,7 +9,7 @@ use sqlparser::ast::{
 
 /// One expression, by the role it plays in the PCM rules.
 #[derive(Debug, Clone)]
-pub enum Node<'a> {
+pub(super) enum Node<'a> {
     /// A column reference: its name without table qualifier.
     Column(String),
     /// A number: the value as the reference prints it, and the text as written.
@@ -83,21 +83,24 @@ pub enum Node<'a> {
 /// A window specification: the rules read its `ORDER BY` (and, in default mode, its arguments
 /// and `PARTITION BY`).
 #[derive(Debug, Clone)]
-pub struct Window<'a> {
-    pub partition_by: Vec<Node<'a>>,
-    pub order_by: &'a [OrderByExpr],
+pub(super) struct Window<'a> {
+    /// The `PARTITION BY` expressions.
+    pub(super) partition_by: Vec<Node<'a>>,
+    /// The `ORDER BY` items, read as a query's.
+    pub(super) order_by: &'a [OrderByExpr],
 }
 
 /// How names are written in leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Naming {
+pub(super) enum Naming {
     /// Quoted names keep their quotes (the reference's parser does; compat quotes string values).
     KeepQuotes,
     /// Names lower-cased without their delimiters (`[User Link]` is `user link`).
     Bare,
 }
 
-pub fn ident(i: &Ident, naming: Naming) -> String {
+/// A name part, lower-cased, with its quotes where `naming` keeps them.
+fn ident(i: &Ident, naming: Naming) -> String {
     match (naming, i.quote_style) {
         (Naming::KeepQuotes, Some(q)) => {
             let close = if q == '[' { ']' } else { q };
@@ -107,7 +110,8 @@ pub fn ident(i: &Ident, naming: Naming) -> String {
     }
 }
 
-pub fn object_name(name: &ObjectName, naming: Naming) -> String {
+/// A dotted name, each part as [`ident`] writes it.
+pub(super) fn object_name(name: &ObjectName, naming: Naming) -> String {
     name.0
         .iter()
         .map(|p| match p {
@@ -119,7 +123,7 @@ pub fn object_name(name: &ObjectName, naming: Naming) -> String {
 }
 
 /// The last part of a name (a table's name without schema).
-pub fn last_name(name: &ObjectName, naming: Naming) -> String {
+pub(super) fn last_name(name: &ObjectName, naming: Naming) -> String {
     match name.0.last() {
         Some(ObjectNamePart::Identifier(i)) => ident(i, naming),
         Some(other) => other.to_string().to_lowercase(),
@@ -129,7 +133,7 @@ pub fn last_name(name: &ObjectName, naming: Naming) -> String {
 
 /// A number as the reference prints it: integers without leading zeros, decimals the way
 /// Python prints a float (`1.` is `1.0`).
-pub fn number_value(text: &str) -> String {
+fn number_value(text: &str) -> String {
     let is_integer = text.bytes().all(|b| b.is_ascii_digit());
     if is_integer {
         let trimmed = text.trim_start_matches('0');
@@ -147,18 +151,19 @@ pub fn number_value(text: &str) -> String {
 }
 
 /// True for a number the reference drops (it tests values for truth, and zero is false).
-pub fn is_zero(value: &str) -> bool {
+pub(super) fn is_zero(value: &str) -> bool {
     value.parse::<f64>().is_ok_and(|v| v == 0.0)
 }
 
 /// Converts expressions to nodes.
 #[derive(Debug, Clone, Copy)]
-pub struct Converter {
-    pub naming: Naming,
+pub(super) struct Converter {
+    /// How names are written in leaves.
+    pub(super) naming: Naming,
     /// Shape the tree as the reference's parser does: `-1` is a sign over `1`, and a leading
     /// `NOT` before `EXISTS` is a `NOT` over the `EXISTS` (JSqlParser reads a `NOT` before a
     /// condition as its own node). Otherwise `-1` is the number `-1` and `NOT EXISTS` one test.
-    pub reference_tree: bool,
+    pub(super) reference_tree: bool,
 }
 
 impl Converter {
@@ -212,7 +217,7 @@ impl Converter {
 
     /// The node of an expression. Each kind of expression is read by one of the functions
     /// below, which share no variant; what none of them reads is an `Other` without children.
-    pub fn node<'a>(&self, e: &'a Expr) -> Node<'a> {
+    pub(super) fn node<'a>(&self, e: &'a Expr) -> Node<'a> {
         self.terminal(e)
             .or_else(|| self.operation(e))
             .or_else(|| self.call(e))

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 /// Maximum nesting of (sub-)queries; deeper input is rejected. The reference
 /// fails on deep nesting too (Python's recursion limit).
-pub const MAX_DEPTH: usize = 100;
+pub(super) const MAX_DEPTH: usize = 100;
 
 const CLAUSE_KEYWORDS: [&str; 9] = [
     "select",
@@ -39,7 +39,7 @@ fn index_of(table: &[&str], t: &str) -> Option<usize> {
 }
 
 /// Accepts what Python's `float()` accepts for a token without spaces.
-pub fn py_float(s: &str) -> Option<f64> {
+fn py_float(s: &str) -> Option<f64> {
     let cleaned = if s.contains('_') {
         let chars: Vec<char> = s.chars().collect();
         for (i, c) in chars.iter().enumerate() {
@@ -666,7 +666,7 @@ fn tables_with_alias(
 }
 
 /// Tokenizes and parses `sql` against `schema`; `strict` keeps LIMIT values.
-pub fn parse_query(schema: &Schema, sql: &str, strict: bool) -> Result<Sql, ParseError> {
+pub(super) fn parse_query(schema: &Schema, sql: &str, strict: bool) -> Result<Sql, ParseError> {
     let toks = tokenize(sql)?;
     let aliases = tables_with_alias(schema, &toks)?;
     let ctx = Ctx {

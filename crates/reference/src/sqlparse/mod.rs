@@ -1,9 +1,10 @@
 //! A reproduction of the parts of `sqlparse` (0.6.1) that the Spider
 //! test-suite evaluator (`taoyds/test-suite-sql-eval`) relies on, and the
 //! evaluator's functions that are defined in terms of it: [`remove_distinct`]
-//! (its `DISTINCT` removal before execution), [`spider_reformat_query`],
-//! [`sqlparse_format_keywords_upper`] and [`sqlparse_string_literals`] (the
-//! steps of its value extraction for `--plug_value`).
+//! (its `DISTINCT` removal before execution), and for the crate's
+//! `plug_value` the steps of its value extraction for `--plug_value`
+//! (`spider_reformat_query`, `sqlparse_format_keywords_upper` and
+//! `sqlparse_string_literals`).
 //!
 //! `lexer` re-implements sqlparse's regular-expression lexer, token
 //! boundaries included; `split` its statement splitter and the line
@@ -99,7 +100,7 @@ fn remove_distinct_lexed(sql: &str) -> String {
 /// Where `sqlparse.parse` finds no statement (the cleaned text is empty or
 /// white space) the reference raises `IndexError`; this function returns
 /// an empty string instead.
-pub fn spider_reformat_query(sql: &str) -> String {
+pub(crate) fn spider_reformat_query(sql: &str) -> String {
     let cleaned: String = python_strip(sql)
         .chars()
         .filter(|&c| c != ';' && c != '\t')
@@ -143,7 +144,7 @@ pub fn spider_reformat_query(sql: &str) -> String {
 /// ASCII text `lower(upper(w)) == lower(w)`. The only possible difference
 /// after lower-casing is a keyword spelled with a non-ASCII letter whose
 /// upper case is ASCII (`ſelect`), which sqlparse would turn into `SELECT`.
-pub fn sqlparse_format_keywords_upper(sql: &str) -> String {
+pub(crate) fn sqlparse_format_keywords_upper(sql: &str) -> String {
     let text = Text::new(sql);
     let lexer = Lexer::new(&text.chars);
     let mut out = String::with_capacity(sql.len());
@@ -181,7 +182,7 @@ pub fn sqlparse_format_keywords_upper(sql: &str) -> String {
 /// in order: the leaf tokens typed `String.Single` (`'…'`) or
 /// `String.Symbol` (`"…"`), quotes included. Backtick and bracket quoting
 /// make names, not strings. An empty or white-space-only input yields none.
-pub fn sqlparse_string_literals(sql: &str) -> Vec<String> {
+pub(crate) fn sqlparse_string_literals(sql: &str) -> Vec<String> {
     let text = Text::new(sql);
     let lexer = Lexer::new(&text.chars);
     let Some(end) = first_statement_end(&lexer) else {
