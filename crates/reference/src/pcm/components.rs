@@ -338,13 +338,7 @@ impl Extraction {
             )
         });
         for (relation, operator) in joins.chain(rest) {
-            let mut join = Vec::new();
-            match relation {
-                TableFactor::Table { name, .. } => {
-                    join.push(Element::leaf(last_name(name, self.naming)))
-                }
-                other => join.extend(self.relation_items(other)),
-            }
+            let mut join = self.joined_items(relation);
             if self.on_clauses {
                 if let Some(JoinConstraint::On(on)) = operator.and_then(join_constraint) {
                     join.extend(self.condition_items(&self.node(on)));
@@ -353,6 +347,15 @@ impl Extraction {
             items.extend(Self::with_whole(join));
         }
         Self::with_whole(items)
+    }
+
+    /// A relation that is joined (not the first of a `FROM`): a named table by its name without
+    /// schema, or what [`Self::relation_items`] finds in anything else.
+    fn joined_items(&self, relation: &TableFactor) -> Vec<Element> {
+        match relation {
+            TableFactor::Table { name, .. } => vec![Element::leaf(last_name(name, self.naming))],
+            other => self.relation_items(other),
+        }
     }
 
     /// A relation other than a named table: a derived table's query, or (default mode) the
@@ -367,12 +370,7 @@ impl Extraction {
                 for r in std::iter::once(&table_with_joins.relation)
                     .chain(table_with_joins.joins.iter().map(|j| &j.relation))
                 {
-                    match r {
-                        TableFactor::Table { name, .. } => {
-                            items.push(Element::leaf(last_name(name, self.naming)))
-                        }
-                        other => items.extend(self.relation_items(other)),
-                    }
+                    items.extend(self.joined_items(r));
                 }
                 items
             }

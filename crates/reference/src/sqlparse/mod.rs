@@ -75,13 +75,10 @@ fn remove_distinct_lexed(sql: &str) -> String {
         return sql.to_owned();
     };
     let mut out = String::with_capacity(sql.len());
-    let mut pos = 0;
-    while pos < end {
-        let token = lexer.token_at(pos);
+    for (pos, token) in lexer.tokens(0, end) {
         if !is_distinct(&text.chars[pos..token.end]) {
             out.push_str(text.slice(pos, token.end));
         }
-        pos = token.end;
     }
     out
 }
@@ -110,15 +107,11 @@ pub(crate) fn spider_reformat_query(sql: &str) -> String {
     let Some(end) = first_statement_end(&lexer) else {
         return String::new();
     };
-    let mut parts = Vec::new();
-    let mut pos = 0;
-    while pos < end {
-        let token = lexer.token_at(pos);
-        if token.kind != Kind::Whitespace {
-            parts.push(text.slice(pos, token.end));
-        }
-        pos = token.end;
-    }
+    let parts: Vec<&str> = lexer
+        .tokens(0, end)
+        .filter(|(_, token)| token.kind != Kind::Whitespace)
+        .map(|(pos, token)| text.slice(pos, token.end))
+        .collect();
     let mut out = parts.join(" ");
     for star in ["t1.*", "t2.*", "t3.*", "T1.*", "T2.*", "T3.*"] {
         out = out.replace(star, "*");
@@ -154,16 +147,13 @@ pub(crate) fn sqlparse_format_keywords_upper(sql: &str) -> String {
             break;
         };
         let mut statement: Vec<char> = Vec::with_capacity(end - start);
-        let mut pos = start;
-        while pos < end {
-            let token = lexer.token_at(pos);
+        for (pos, token) in lexer.tokens(start, end) {
             let value = &text.chars[pos..token.end];
             if matches!(token.kind, Kind::Keyword | Kind::Ddl) {
                 statement.extend(py_upper(value).chars());
             } else {
                 statement.extend_from_slice(value);
             }
-            pos = token.end;
         }
         let lines: Vec<String> = split_unquoted_newlines(&statement)
             .into_iter()
@@ -188,16 +178,11 @@ pub(crate) fn sqlparse_string_literals(sql: &str) -> Vec<String> {
     let Some(end) = first_statement_end(&lexer) else {
         return Vec::new();
     };
-    let mut literals = Vec::new();
-    let mut pos = 0;
-    while pos < end {
-        let token = lexer.token_at(pos);
-        if token.kind == Kind::StringLiteral {
-            literals.push(text.slice(pos, token.end).to_owned());
-        }
-        pos = token.end;
-    }
-    literals
+    lexer
+        .tokens(0, end)
+        .filter(|(_, token)| token.kind == Kind::StringLiteral)
+        .map(|(pos, token)| text.slice(pos, token.end).to_owned())
+        .collect()
 }
 
 /// Whether `needle` (ASCII) occurs in `haystack`, ASCII letters matched in any case.
