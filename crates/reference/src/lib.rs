@@ -17,7 +17,9 @@
 //! * `pcm` (cargo feature `pcm`): SEDE's Partial Component Match over sqlparser's MsSql dialect.
 //! * [`sacrebleu`]: sacreBLEU's BLEU (13a tokenizer, smoothing) for SQL-to-text.
 //! * [`tables`]: Spider's `tables.json`, the schema file these evaluators read.
-//! * [`python`]: Python's `str.strip()`, `str.isspace()`, `repr(float)` and friends.
+//! * [`python`]: Python's `str.strip()`, `repr(float)` and `repr(bytes)`.
+
+#![deny(missing_docs)]
 
 pub mod defog;
 #[cfg(feature = "pcm")]

@@ -20,7 +20,7 @@
 ///
 /// That set is Rust's `char::is_whitespace` plus the information separators
 /// U+001C..U+001F.
-pub fn is_python_whitespace(c: char) -> bool {
+pub(crate) fn is_python_whitespace(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
@@ -40,7 +40,7 @@ pub fn python_strip(s: &str) -> &str {
 
 /// Python's `\d` in a `str` regular expression (`str.isdecimal()`): any
 /// Unicode decimal digit, not only `0`–`9`.
-pub fn is_python_decimal(c: char) -> bool {
+pub(crate) fn is_python_decimal(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_digit();
     }
@@ -67,7 +67,7 @@ const DECIMAL_ZEROS: [u32; 66] = [
 /// Rust's `char::is_alphanumeric` accepts a superset of CPython 3.11's
 /// `str.isalnum`; `NOT_PY_ALPHANUMERIC` lists the difference so that it
 /// can be excluded, which makes this exact.
-pub fn is_python_word(c: char) -> bool {
+pub(crate) fn is_python_word(c: char) -> bool {
     if c.is_ascii() {
         return c == '_' || c.is_ascii_alphanumeric();
     }

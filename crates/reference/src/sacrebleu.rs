@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use crate::python::is_python_whitespace;
 
 /// The n-gram orders BLEU-4 counts.
-pub const MAX_ORDER: usize = 4;
+const MAX_ORDER: usize = 4;
 
 /// The log of a zero precision: sacreBLEU's stand-in for minus infinity.
 const LOG_ZERO: f64 = -9_999_999_999.0;
@@ -57,7 +57,7 @@ fn pair_rule(
 }
 
 /// sacreBLEU's `13a` tokenization of one segment: tokens joined by single spaces.
-pub fn tokenize_13a(line: &str) -> String {
+fn tokenize_13a(line: &str) -> String {
     let mut line = line
         .replace("<skipped>", "")
         .replace("-\n", "")
@@ -226,10 +226,14 @@ fn closest_ref_len(hyp_len: usize, ref_lens: impl Iterator<Item = usize>) -> u64
 /// A BLEU score and its parts, on the 0–100 scale.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bleu {
+    /// BLEU: the brevity penalty times the geometric mean of the precisions (0–100).
     pub score: f64,
     /// n-gram precisions (0–100), after smoothing.
     pub precisions: [f64; MAX_ORDER],
+    /// `exp(1 − ref_len / hyp_len)` for a hypothesis shorter than its references, else 1 (0
+    /// for an empty hypothesis).
     pub brevity_penalty: f64,
+    /// The statistics the score was computed from.
     pub stats: Stats,
 }
 
@@ -237,7 +241,7 @@ pub struct Bleu {
 /// (the NIST method: the k-th order without a match counts as `1 / (2^k × total)`).
 /// `effective_order` leaves out the orders the hypothesis has no n-grams of (sacreBLEU's
 /// sentence BLEU does so by default).
-pub fn compute(stats: Stats, effective_order: bool) -> Bleu {
+fn compute(stats: Stats, effective_order: bool) -> Bleu {
     let (sys_len, ref_len) = (stats.hyp_len as f64, stats.ref_len as f64);
     let brevity_penalty = if stats.hyp_len < stats.ref_len {
         if stats.hyp_len > 0 {

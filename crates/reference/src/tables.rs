@@ -17,6 +17,7 @@ use crate::ReadError;
 /// One entry of `tables.json`: the schema of one database.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct TablesEntry {
+    /// The database's id, which items name their database by.
     pub db_id: String,
     /// Table names as the database spells them.
     pub table_names_original: Vec<String>,

@@ -18,7 +18,7 @@ pub enum Mode {
 }
 
 /// The individual fixes of [`Mode::Default`]; [`Mode::Compat`] is [`Fixes::none`], `Default`
-/// is [`Fixes::all`]. Used to attribute a changed verdict to a rule.
+/// has every fix. Used to attribute a changed verdict to a rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fixes {
     /// Fast path only for identical shapes (quirk 1).
@@ -50,7 +50,7 @@ impl Fixes {
     }
 
     /// Every fix.
-    pub fn all() -> Fixes {
+    pub(crate) fn all() -> Fixes {
         Fixes {
             no_broadcast: true,
             order_by_ascending: true,
@@ -74,7 +74,10 @@ impl From<Mode> for Fixes {
 /// The outcome of comparing one candidate with a gold's alternatives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Comparison {
+    /// Some gold alternative equals the candidate (Defog's `exact_match`).
     pub exact_match: bool,
+    /// An exact match, or some gold alternative is a subset of the candidate (Defog's
+    /// `correct`).
     pub correct: bool,
     /// Which alternative decided the verdict and how, or why the reference raised.
     pub reason: String,

@@ -27,9 +27,13 @@ use serde_json::Value;
 pub enum Cell {
     /// SQL NULL (pandas `None`, `NaN` or `NaT` depending on the column's dtype).
     Null,
+    /// An integer (pandas `int64`).
     Int(i64),
+    /// A float (pandas `float64`).
     Float(f64),
+    /// A boolean (pandas `bool`).
     Bool(bool),
+    /// Text, and every other value pandas holds as an `object`.
     Text(String),
     /// A timestamp as ISO text (`2023-01-01T00:00:00`, `+00:00` when time-zone aware); ordered
     /// and compared as text, which is chronological for one format.
@@ -43,10 +47,12 @@ pub enum Cell {
 pub struct Table {
     /// The query that produced the table, when known (its `ORDER BY` steers normalisation).
     pub sql: Option<String>,
+    /// The column names, in the result's order (duplicates possible).
     pub columns: Vec<String>,
     /// pandas dtype names (`int64`, `float64`, `bool`, `object`, `datetime64[ns]`,
     /// `datetime64[ns, UTC]`, `timedelta64[ns]`); one per column.
     pub dtypes: Vec<String>,
+    /// The rows, each one cell per column, in the result's order.
     pub rows: Vec<Vec<Cell>>,
 }
 
@@ -71,11 +77,13 @@ impl Table {
         self
     }
 
-    pub fn n_rows(&self) -> usize {
+    /// The number of rows.
+    pub(crate) fn n_rows(&self) -> usize {
         self.rows.len()
     }
 
-    pub fn n_cols(&self) -> usize {
+    /// The number of columns.
+    pub(crate) fn n_cols(&self) -> usize {
         self.columns.len()
     }
 
@@ -183,7 +191,7 @@ fn cell_from_json(value: &Value, dtype: &str) -> Result<Cell, String> {
 
 /// Builds a table from the reference's JSON form: an object with `columns`, `dtypes`, `rows`
 /// (nulls for `NaN`/`None`/`NaT`) and optionally `sql`.
-pub fn table_from_reference_json(value: &Value) -> Result<Table, String> {
+fn table_from_reference_json(value: &Value) -> Result<Table, String> {
     let obj = value.as_object().ok_or("table is not a JSON object")?;
     let columns: Vec<String> = obj
         .get("columns")

@@ -15,7 +15,10 @@ use super::node::{is_zero, last_name, object_name, Converter, Naming, Node};
 /// One element: a terminal, or a sub-tree (the list of its elements).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Element {
+    /// A terminal: a name, a value, an operator or a keyword, as the reference prints it.
     Leaf(String),
+    /// A sub-tree: the elements of its terminals and smaller sub-trees, in the reference's
+    /// order; printed as a bracketed list.
     Group(Vec<Element>),
 }
 
@@ -46,17 +49,24 @@ impl fmt::Display for Element {
 /// The query categories PCM scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Category {
+    /// The `SELECT` list.
     Select,
+    /// `TOP` (and `LIMIT`) quantities.
     Top,
+    /// The `FROM` tables, their joins and (in the values variant) their `ON` conditions.
     From,
+    /// The `WHERE` condition.
     Where,
+    /// The `GROUP BY` expressions.
     GroupBy,
+    /// The `HAVING` condition.
     Having,
+    /// The `ORDER BY` items with their directions.
     OrderBy,
 }
 
 impl Category {
-    /// Report order.
+    /// Every category, in report order.
     pub const ALL: [Category; 7] = [
         Category::Select,
         Category::Top,
@@ -77,6 +87,7 @@ impl Category {
         Category::Having,
     ];
 
+    /// The category's name in reports (`select`, `group_by`, …), as the reference's keys.
     pub fn as_str(self) -> &'static str {
         match self {
             Category::Select => "select",
@@ -101,6 +112,7 @@ pub struct Components {
 }
 
 impl Components {
+    /// The elements of category `c`, in the order the reference collects them.
     pub fn get(&self, c: Category) -> &[Element] {
         &self.lists[c.index()]
     }
@@ -110,31 +122,28 @@ impl Components {
     }
 
     /// Appends another body's elements, category by category (the reference's per-body merge).
-    pub fn merge(&mut self, other: Components) {
+    pub(super) fn merge(&mut self, other: Components) {
         for (mine, theirs) in self.lists.iter_mut().zip(other.lists) {
             mine.extend(theirs);
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lists.iter().all(Vec::is_empty)
     }
 }
 
 /// How to collect elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Extraction {
+pub(super) struct Extraction {
     /// Values (and names on the right of a comparison) become `terminal`.
-    pub anonymize_values: bool,
+    pub(super) anonymize_values: bool,
     /// JOIN … ON conditions count in FROM.
-    pub on_clauses: bool,
+    pub(super) on_clauses: bool,
     /// The reference's omissions: parenthesised expressions, function arguments in conditions,
     /// `IN (sub-query)`, `CASE` in conditions, literals in expressions, window arguments and
     /// `PARTITION BY`, a set operation's `ORDER BY`, `BETWEEN` bounds contribute nothing.
-    pub drop_nested: bool,
+    pub(super) drop_nested: bool,
     /// The reference drops numbers equal to zero (it tests values for truth).
-    pub drop_zero: bool,
-    pub naming: Naming,
+    pub(super) drop_zero: bool,
+    /// How names are written in leaves.
+    pub(super) naming: Naming,
 }
 
 /// One `SELECT` body with the query-level clauses that belong to it.
@@ -166,7 +175,7 @@ impl Extraction {
 
     /// The components of a query: its bodies (set operation members, then `WITH` items)
     /// merged.
-    pub fn query(&self, q: &Query) -> Components {
+    pub(super) fn query(&self, q: &Query) -> Components {
         let mut out = Components::default();
         for body in self.bodies(q) {
             out.merge(self.body(&body));
@@ -329,13 +338,7 @@ impl Extraction {
             )
         });
         for (relation, operator) in joins.chain(rest) {
-            let mut join = Vec::new();
-            match relation {
-                TableFactor::Table { name, .. } => {
-                    join.push(Element::leaf(last_name(name, self.naming)))
-                }
-                other => join.extend(self.relation_items(other)),
-            }
+            let mut join = self.joined_items(relation);
             if self.on_clauses {
                 if let Some(JoinConstraint::On(on)) = operator.and_then(join_constraint) {
                     join.extend(self.condition_items(&self.node(on)));
@@ -344,6 +347,15 @@ impl Extraction {
             items.extend(Self::with_whole(join));
         }
         Self::with_whole(items)
+    }
+
+    /// A relation that is joined (not the first of a `FROM`): a named table by its name without
+    /// schema, or what [`Self::relation_items`] finds in anything else.
+    fn joined_items(&self, relation: &TableFactor) -> Vec<Element> {
+        match relation {
+            TableFactor::Table { name, .. } => vec![Element::leaf(last_name(name, self.naming))],
+            other => self.relation_items(other),
+        }
     }
 
     /// A relation other than a named table: a derived table's query, or (default mode) the
@@ -358,12 +370,7 @@ impl Extraction {
                 for r in std::iter::once(&table_with_joins.relation)
                     .chain(table_with_joins.joins.iter().map(|j| &j.relation))
                 {
-                    match r {
-                        TableFactor::Table { name, .. } => {
-                            items.push(Element::leaf(last_name(name, self.naming)))
-                        }
-                        other => items.extend(self.relation_items(other)),
-                    }
+                    items.extend(self.joined_items(r));
                 }
                 items
             }

@@ -3,25 +3,26 @@
 //! MsSql dialect. The rules, the reference behaviour they reproduce and every difference are in
 //! `spec/pcm.md`.
 //!
-//! The flow: query text → [`prepare`] (parameters, or the reference's preprocessing in compat
-//! mode) → [`parse`] → [`Parsed::components`] (the elements of each category, [`components`]) →
-//! [`score::score`] (F1 per category, PCM-F1 / PCM-EM).
+//! The flow: query text → its parameters substituted, or in compat mode the reference's
+//! preprocessing ([`reference_text`]) → [`parse`] → [`Parsed::components`] (the elements of each
+//! [`Category`]) → [`score()`] (F1 per category, PCM-F1 / PCM-EM).
 
-pub mod components;
-pub mod node;
-pub mod params;
+mod components;
+mod node;
+mod params;
 pub mod reference_text;
-pub mod score;
+mod score;
 
 use sqlparser::ast::{Query, SetExpr, Statement};
 use sqlparser::dialect::MsSqlDialect;
 use sqlparser::parser::{Parser, ParserOptions};
 
 pub use components::{Category, Components, Element};
-pub use score::{CategoryScore, Matching, PcmScore};
+pub use score::{CategoryScore, PcmScore};
 
 use components::Extraction;
 use node::Naming;
+use score::Matching;
 
 /// The deliberate differences from the reference, each one switchable so that a changed score
 /// can be traced to the rule that changes it. Default mode has none of the reference's
@@ -107,29 +108,38 @@ impl Rules {
 /// paper's Table 4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Variant {
+    /// Values kept and `ON` clauses parsed: PCM-F1 and PCM-EM.
     Values,
+    /// Values anonymised as `terminal` and `ON` clauses ignored: PCM-F1-NoValues and
+    /// PCM-EM-NoValues.
     NoValues,
 }
 
 impl Variant {
+    /// Both variants, in report order.
     pub const ALL: [Variant; 2] = [Variant::Values, Variant::NoValues];
 }
 
 /// Why a query has no components.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
+    /// The reference's preprocessing gives up on the text before parsing (compat mode).
     #[error("the reference's preprocessing rejects the query")]
     Rejected,
+    /// sqlparser's MsSql dialect does not parse the text; its message.
     #[error("{0}")]
     Syntax(String),
+    /// The batch holds no query to score: no `SELECT`, nor an `INSERT` fed by one (in compat
+    /// mode: its one statement is not a query).
     #[error("no SELECT query in the batch")]
     NoQuery,
+    /// In compat mode, a batch of other than one statement (their number).
     #[error("{0} statements; the reference's parser reads exactly one")]
     NotOneStatement(usize),
 }
 
 /// The text to parse: parameters substituted, or the reference's preprocessing.
-pub fn prepare(sql: &str, rules: Rules) -> Result<String, ParseError> {
+fn prepare(sql: &str, rules: Rules) -> Result<String, ParseError> {
     if rules.reference_text {
         reference_text::preprocess(sql).ok_or(ParseError::Rejected)
     } else {

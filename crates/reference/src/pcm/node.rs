@@ -3,13 +3,13 @@
 //! that which sqlparser construct plays which role is decided in one place.
 
 use sqlparser::ast::{
-    DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, ObjectName,
+    DataType, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, ObjectName,
     ObjectNamePart, OrderByExpr, Query, UnaryOperator, Value, WindowType,
 };
 
 /// One expression, by the role it plays in the PCM rules.
 #[derive(Debug, Clone)]
-pub enum Node<'a> {
+pub(super) enum Node<'a> {
     /// A column reference: its name without table qualifier.
     Column(String),
     /// A number: the value as the reference prints it, and the text as written.
@@ -83,21 +83,24 @@ pub enum Node<'a> {
 /// A window specification: the rules read its `ORDER BY` (and, in default mode, its arguments
 /// and `PARTITION BY`).
 #[derive(Debug, Clone)]
-pub struct Window<'a> {
-    pub partition_by: Vec<Node<'a>>,
-    pub order_by: &'a [OrderByExpr],
+pub(super) struct Window<'a> {
+    /// The `PARTITION BY` expressions.
+    pub(super) partition_by: Vec<Node<'a>>,
+    /// The `ORDER BY` items, read as a query's.
+    pub(super) order_by: &'a [OrderByExpr],
 }
 
 /// How names are written in leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Naming {
+pub(super) enum Naming {
     /// Quoted names keep their quotes (the reference's parser does; compat quotes string values).
     KeepQuotes,
     /// Names lower-cased without their delimiters (`[User Link]` is `user link`).
     Bare,
 }
 
-pub fn ident(i: &Ident, naming: Naming) -> String {
+/// A name part, lower-cased, with its quotes where `naming` keeps them.
+fn ident(i: &Ident, naming: Naming) -> String {
     match (naming, i.quote_style) {
         (Naming::KeepQuotes, Some(q)) => {
             let close = if q == '[' { ']' } else { q };
@@ -107,7 +110,8 @@ pub fn ident(i: &Ident, naming: Naming) -> String {
     }
 }
 
-pub fn object_name(name: &ObjectName, naming: Naming) -> String {
+/// A dotted name, each part as [`ident`] writes it.
+pub(super) fn object_name(name: &ObjectName, naming: Naming) -> String {
     name.0
         .iter()
         .map(|p| match p {
@@ -119,7 +123,7 @@ pub fn object_name(name: &ObjectName, naming: Naming) -> String {
 }
 
 /// The last part of a name (a table's name without schema).
-pub fn last_name(name: &ObjectName, naming: Naming) -> String {
+pub(super) fn last_name(name: &ObjectName, naming: Naming) -> String {
     match name.0.last() {
         Some(ObjectNamePart::Identifier(i)) => ident(i, naming),
         Some(other) => other.to_string().to_lowercase(),
@@ -129,7 +133,7 @@ pub fn last_name(name: &ObjectName, naming: Naming) -> String {
 
 /// A number as the reference prints it: integers without leading zeros, decimals the way
 /// Python prints a float (`1.` is `1.0`).
-pub fn number_value(text: &str) -> String {
+fn number_value(text: &str) -> String {
     let is_integer = text.bytes().all(|b| b.is_ascii_digit());
     if is_integer {
         let trimmed = text.trim_start_matches('0');
@@ -147,18 +151,19 @@ pub fn number_value(text: &str) -> String {
 }
 
 /// True for a number the reference drops (it tests values for truth, and zero is false).
-pub fn is_zero(value: &str) -> bool {
+pub(super) fn is_zero(value: &str) -> bool {
     value.parse::<f64>().is_ok_and(|v| v == 0.0)
 }
 
 /// Converts expressions to nodes.
 #[derive(Debug, Clone, Copy)]
-pub struct Converter {
-    pub naming: Naming,
+pub(super) struct Converter {
+    /// How names are written in leaves.
+    pub(super) naming: Naming,
     /// Shape the tree as the reference's parser does: `-1` is a sign over `1`, and a leading
     /// `NOT` before `EXISTS` is a `NOT` over the `EXISTS` (JSqlParser reads a `NOT` before a
     /// condition as its own node). Otherwise `-1` is the number `-1` and `NOT EXISTS` one test.
-    pub reference_tree: bool,
+    pub(super) reference_tree: bool,
 }
 
 impl Converter {
@@ -210,27 +215,36 @@ impl Converter {
         }
     }
 
-    pub fn node<'a>(&self, e: &'a Expr) -> Node<'a> {
-        match e {
+    /// The node of an expression. Each kind of expression is read by one of the functions
+    /// below, which share no variant; what none of them reads is an `Other` without children.
+    pub(super) fn node<'a>(&self, e: &'a Expr) -> Node<'a> {
+        self.terminal(e)
+            .or_else(|| self.operation(e))
+            .or_else(|| self.call(e))
+            .or_else(|| self.test(e))
+            .unwrap_or_else(|| self.other(e))
+    }
+
+    /// The leaves: names, literals, `*` and scalar sub-queries.
+    fn terminal<'a>(&self, e: &'a Expr) -> Option<Node<'a>> {
+        Some(match e {
             Expr::Identifier(i) => self.column(i),
             Expr::CompoundIdentifier(parts) => match parts.last() {
                 Some(i) => self.column(i),
                 None => Node::Other(Vec::new()),
             },
-            Expr::Value(v) => match &v.value {
-                Value::Number(text, _) => Node::Number {
-                    value: number_value(text),
-                    text: text.clone(),
-                },
-                Value::SingleQuotedString(s) | Value::NationalStringLiteral(s) => {
-                    Node::Str(format!("'{}'", s.to_lowercase()))
-                }
-                Value::Placeholder(p) => match p.strip_prefix('@') {
-                    Some(name) => Node::Variable(name.to_lowercase()),
-                    None => Node::Other(Vec::new()),
-                },
-                _ => Node::Other(Vec::new()),
-            },
+            Expr::Value(v) => literal(&v.value),
+            Expr::TypedString(t) => Node::Str(format!("'{}'", t.value.to_string().to_lowercase())),
+            Expr::Subquery(q) => Node::Query(q),
+            Expr::Wildcard(_) | Expr::QualifiedWildcard(..) => Node::AllColumns,
+            _ => return None,
+        })
+    }
+
+    /// Operators and what wraps one expression: binary operators, `LIKE`, unary operators,
+    /// parentheses, `CAST`, `COLLATE` (transparent) and `CASE`.
+    fn operation<'a>(&self, e: &'a Expr) -> Option<Node<'a>> {
+        Some(match e {
             Expr::BinaryOp { left, op, right } => Node::Binary {
                 left: self.boxed(left),
                 right: self.boxed(right),
@@ -254,43 +268,47 @@ impl Converter {
                 op: if *negated { "NOT LIKE" } else { "LIKE" }.into(),
                 not: *negated,
             },
-            Expr::Function(f) => {
-                let name = object_name(&f.name, Naming::Bare);
-                let mut params = Vec::new();
-                let mut all_columns = false;
-                if let FunctionArguments::List(list) = &f.args {
-                    for arg in &list.args {
-                        let arg = match arg {
-                            FunctionArg::Unnamed(a) => a,
-                            FunctionArg::Named { arg, .. } | FunctionArg::ExprNamed { arg, .. } => {
-                                arg
-                            }
-                        };
-                        match arg {
-                            FunctionArgExpr::Expr(e) => params.push(self.node(e)),
-                            _ => all_columns = true,
-                        }
-                    }
-                }
-                let over = match &f.over {
-                    Some(WindowType::WindowSpec(spec)) => Some(Window {
-                        partition_by: self.nodes(&spec.partition_by),
-                        order_by: &spec.order_by,
-                    }),
-                    Some(WindowType::NamedWindow(_)) => Some(Window {
-                        partition_by: Vec::new(),
-                        order_by: &[],
-                    }),
-                    None => None,
-                };
-                Node::Function {
-                    name,
-                    params: (!params.is_empty()).then_some(params),
-                    all_columns,
-                    over,
-                }
-            }
+            Expr::UnaryOp { op, expr } => self.unary(op, expr),
+            Expr::Nested(inner) => Node::Paren(self.boxed(inner)),
             Expr::Cast { expr, .. } => Node::Cast(self.boxed(expr)),
+            Expr::Collate { expr, .. } => self.node(expr),
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => Node::Case {
+                operand: operand.as_ref().map(|o| self.boxed(o)),
+                whens: conditions
+                    .iter()
+                    .map(|w| (self.node(&w.condition), self.node(&w.result)))
+                    .collect(),
+                otherwise: else_result.as_ref().map(|o| self.boxed(o)),
+            },
+            _ => return None,
+        })
+    }
+
+    /// `NOT`, and a sign: in default mode a minus before a number makes a negative number.
+    fn unary<'a>(&self, op: &UnaryOperator, expr: &'a Expr) -> Node<'a> {
+        match op {
+            UnaryOperator::Not => Node::Not(self.boxed(expr)),
+            UnaryOperator::Minus if !self.reference_tree => match self.node(expr) {
+                Node::Number { value, text } => Node::Number {
+                    value: format!("-{value}"),
+                    text: format!("-{text}"),
+                },
+                other => Node::Signed(Box::new(other)),
+            },
+            _ => Node::Signed(self.boxed(expr)),
+        }
+    }
+
+    /// Function calls, and the expressions the reference's parser reads as calls: `CONVERT`,
+    /// `SUBSTRING`, `TRIM`, `CEILING`, `FLOOR` and `EXTRACT`.
+    fn call<'a>(&self, e: &'a Expr) -> Option<Node<'a>> {
+        Some(match e {
+            Expr::Function(f) => self.function_call(f),
             Expr::Convert {
                 expr,
                 data_type,
@@ -305,20 +323,68 @@ impl Converter {
                 params.extend(self.nodes(styles));
                 self.function("convert", params)
             }
-            Expr::Nested(inner) => Node::Paren(self.boxed(inner)),
-            Expr::Case {
-                operand,
-                conditions,
-                else_result,
+            Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
                 ..
-            } => Node::Case {
-                operand: operand.as_ref().map(|o| self.boxed(o)),
-                whens: conditions
-                    .iter()
-                    .map(|w| (self.node(&w.condition), self.node(&w.result)))
-                    .collect(),
-                otherwise: else_result.as_ref().map(|o| self.boxed(o)),
+            } => {
+                let mut params = vec![self.node(expr)];
+                params.extend(substring_from.iter().map(|e| self.node(e)));
+                params.extend(substring_for.iter().map(|e| self.node(e)));
+                self.function("substring", params)
+            }
+            Expr::Trim { expr, .. } => self.function("trim", vec![self.node(expr)]),
+            Expr::Ceil { expr, .. } => self.function("ceiling", vec![self.node(expr)]),
+            Expr::Floor { expr, .. } => self.function("floor", vec![self.node(expr)]),
+            Expr::Extract { expr, .. } => self.function("extract", vec![self.node(expr)]),
+            _ => return None,
+        })
+    }
+
+    /// A function call: its name, its arguments (a wildcard argument sets `all_columns`) and its
+    /// window.
+    fn function_call<'a>(&self, f: &'a Function) -> Node<'a> {
+        let mut params = Vec::new();
+        let mut all_columns = false;
+        if let FunctionArguments::List(list) = &f.args {
+            for arg in &list.args {
+                let arg = match arg {
+                    FunctionArg::Unnamed(a) => a,
+                    FunctionArg::Named { arg, .. } | FunctionArg::ExprNamed { arg, .. } => arg,
+                };
+                match arg {
+                    FunctionArgExpr::Expr(e) => params.push(self.node(e)),
+                    _ => all_columns = true,
+                }
+            }
+        }
+        Node::Function {
+            name: object_name(&f.name, Naming::Bare),
+            params: (!params.is_empty()).then_some(params),
+            all_columns,
+            over: self.window(f.over.as_ref()),
+        }
+    }
+
+    /// The window of a window function; a named window has neither `PARTITION BY` nor
+    /// `ORDER BY` here.
+    fn window<'a>(&self, over: Option<&'a WindowType>) -> Option<Window<'a>> {
+        Some(match over? {
+            WindowType::WindowSpec(spec) => Window {
+                partition_by: self.nodes(&spec.partition_by),
+                order_by: &spec.order_by,
             },
+            WindowType::NamedWindow(_) => Window {
+                partition_by: Vec::new(),
+                order_by: &[],
+            },
+        })
+    }
+
+    /// The tests: `IN` (a list or a sub-query), `EXISTS`, the `IS` tests and `BETWEEN`.
+    fn test<'a>(&self, e: &'a Expr) -> Option<Node<'a>> {
+        Some(match e {
             Expr::InList {
                 expr,
                 list,
@@ -347,7 +413,6 @@ impl Converter {
                 query: subquery,
                 not: *negated,
             },
-            Expr::Subquery(q) => Node::Query(q),
             Expr::IsNull(x) | Expr::IsTrue(x) | Expr::IsFalse(x) | Expr::IsUnknown(x) => {
                 Node::IsNull {
                     left: self.boxed(x),
@@ -372,45 +437,43 @@ impl Converter {
                 high: self.boxed(high),
                 not: *negated,
             },
-            Expr::UnaryOp { op, expr } => match op {
-                UnaryOperator::Not => Node::Not(self.boxed(expr)),
-                UnaryOperator::Minus if !self.reference_tree => match self.node(expr) {
-                    Node::Number { value, text } => Node::Number {
-                        value: format!("-{value}"),
-                        text: format!("-{text}"),
-                    },
-                    other => Node::Signed(Box::new(other)),
-                },
-                _ => Node::Signed(self.boxed(expr)),
-            },
-            Expr::Substring {
-                expr,
-                substring_from,
-                substring_for,
-                ..
-            } => {
-                let mut params = vec![self.node(expr)];
-                params.extend(substring_from.iter().map(|e| self.node(e)));
-                params.extend(substring_for.iter().map(|e| self.node(e)));
-                self.function("substring", params)
-            }
-            Expr::Trim { expr, .. } => self.function("trim", vec![self.node(expr)]),
-            Expr::Ceil { expr, .. } => self.function("ceiling", vec![self.node(expr)]),
-            Expr::Floor { expr, .. } => self.function("floor", vec![self.node(expr)]),
-            Expr::Extract { expr, .. } => self.function("extract", vec![self.node(expr)]),
-            Expr::Wildcard(_) | Expr::QualifiedWildcard(..) => Node::AllColumns,
-            Expr::Collate { expr, .. } => self.node(expr),
-            Expr::Tuple(es) => Node::Other(self.nodes(es)),
+            _ => return None,
+        })
+    }
+
+    /// What the rules ignore: tuples, `IS [NOT] DISTINCT FROM` and `AT TIME ZONE` keep their
+    /// operands as children (default mode walks them); anything else has none.
+    fn other<'a>(&self, e: &'a Expr) -> Node<'a> {
+        Node::Other(match e {
+            Expr::Tuple(es) => self.nodes(es),
             Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) => {
-                Node::Other(vec![self.node(a), self.node(b)])
+                vec![self.node(a), self.node(b)]
             }
             Expr::AtTimeZone {
                 timestamp,
                 time_zone,
-            } => Node::Other(vec![self.node(timestamp), self.node(time_zone)]),
-            Expr::TypedString(t) => Node::Str(format!("'{}'", t.value.to_string().to_lowercase())),
-            _ => Node::Other(Vec::new()),
+            } => vec![self.node(timestamp), self.node(time_zone)],
+            _ => Vec::new(),
+        })
+    }
+}
+
+/// A literal: a number, a string, a T-SQL variable (`@name`, which the parser reads as a
+/// placeholder), or a leaf the rules ignore (`NULL`, booleans, other placeholders).
+fn literal(v: &Value) -> Node<'static> {
+    match v {
+        Value::Number(text, _) => Node::Number {
+            value: number_value(text),
+            text: text.clone(),
+        },
+        Value::SingleQuotedString(s) | Value::NationalStringLiteral(s) => {
+            Node::Str(format!("'{}'", s.to_lowercase()))
         }
+        Value::Placeholder(p) => match p.strip_prefix('@') {
+            Some(name) => Node::Variable(name.to_lowercase()),
+            None => Node::Other(Vec::new()),
+        },
+        _ => Node::Other(Vec::new()),
     }
 }
 

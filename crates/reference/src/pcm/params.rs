@@ -13,15 +13,18 @@
 
 /// One `##…##` parameter as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Parameter {
-    pub name: String,
-    pub kind: Option<String>,
-    pub default: Option<String>,
+struct Parameter {
+    /// The name, lower-cased.
+    name: String,
+    /// The type after `:`, lower-cased (`int`, `float`, `string`, …).
+    kind: Option<String>,
+    /// The default after `?`.
+    default: Option<String>,
 }
 
 impl Parameter {
     /// Parses the text between the `##` marks; `None` if it is not a parameter.
-    pub fn parse(inner: &str) -> Option<Parameter> {
+    fn parse(inner: &str) -> Option<Parameter> {
         let (head, default) = match inner.split_once('?') {
             Some((h, d)) => (h, Some(d.trim().to_owned())),
             None => (inner, None),
@@ -49,7 +52,7 @@ impl Parameter {
     }
 
     /// The placeholder for this parameter; `after_top` when it is `TOP`'s quantity.
-    pub fn placeholder(&self, after_top: bool) -> String {
+    fn placeholder(&self, after_top: bool) -> String {
         if after_top {
             return self.numeric_default().unwrap_or("100").to_owned();
         }
@@ -61,7 +64,7 @@ impl Parameter {
 }
 
 /// `sql` with every parameter outside literals and comments replaced by its placeholder.
-pub fn substitute(sql: &str) -> String {
+pub(super) fn substitute(sql: &str) -> String {
     let bytes = sql.as_bytes();
     let mut out = String::with_capacity(sql.len());
     let mut i = 0;

@@ -46,11 +46,12 @@ const MULTILINE_AS_COUNT: usize = 8;
 const IGNORECASE_AS_COUNT: usize = 2;
 
 /// The text the reference hands its parser, or `None` where it gives up before parsing.
-pub fn preprocess(text: &str) -> Option<String> {
+pub(super) fn preprocess(text: &str) -> Option<String> {
     preprocess_for_parser(text).map(|s| s.to_lowercase().replace('\'', "\""))
 }
 
-/// The reference's `preprocess_for_jsql` (before its `'` → `"` replacement).
+/// What the reference's `preprocess_for_jsql` makes of a query, before the lower-casing and
+/// the `'` → `"` replacement that precede parsing; `None` where it rejects the query.
 pub fn preprocess_for_parser(text: &str) -> Option<String> {
     let mut sql = text.to_owned();
 

@@ -5,7 +5,7 @@ use super::components::{Category, Components, Element};
 
 /// How predicted elements are matched to gold elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Matching {
+pub(super) enum Matching {
     /// Multiset intersection: an element matches an equal element (a sub-tree an identical
     /// sub-tree), each used once.
     Multiset,
@@ -19,11 +19,18 @@ pub enum Matching {
 /// One category's score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CategoryScore {
+    /// The category scored.
     pub category: Category,
+    /// The share of predicted elements that matched a gold element.
     pub precision: f64,
+    /// The share of gold elements that a predicted element matched.
     pub recall: f64,
+    /// The harmonic mean of precision and recall; 0 when both are 0 or when only one side has
+    /// elements in this category.
     pub f1: f64,
+    /// How many elements the gold has in this category.
     pub gold: usize,
+    /// How many elements the prediction has in this category.
     pub predicted: usize,
     /// Gold elements no predicted element matched.
     pub unmatched_gold: Vec<Element>,
@@ -44,7 +51,7 @@ pub struct PcmScore {
 
 /// Scores `predicted` against `gold`. With no category on either side, the reference scores 0;
 /// multiset matching scores two empty queries as equal (1).
-pub fn score(gold: &Components, predicted: &Components, matching: Matching) -> PcmScore {
+pub(super) fn score(gold: &Components, predicted: &Components, matching: Matching) -> PcmScore {
     let categories: Vec<CategoryScore> = Category::ALL
         .iter()
         .filter_map(|&c| category_score(c, gold.get(c), predicted.get(c), matching))

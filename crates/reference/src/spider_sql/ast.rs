@@ -5,39 +5,39 @@
 //! equality mirrors the reference's structural (tuple/dict) equality.
 
 /// Aggregates, by code: 0 is "none".
-pub const AGG_OPS: [&str; 6] = ["none", "max", "min", "count", "sum", "avg"];
+pub(super) const AGG_OPS: [&str; 6] = ["none", "max", "min", "count", "sum", "avg"];
 /// Arithmetic operators between two column units, by code: 0 is "none".
-pub const UNIT_OPS: [&str; 5] = ["none", "-", "+", "*", "/"];
+pub(super) const UNIT_OPS: [&str; 5] = ["none", "-", "+", "*", "/"];
 /// Comparison operators, by code.
-pub const WHERE_OPS: [&str; 12] = [
+pub(super) const WHERE_OPS: [&str; 12] = [
     "not", "between", "=", ">", "<", ">=", "<=", "!=", "in", "like", "is", "exists",
 ];
 
 /// A column reference with an optional aggregate.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ColUnit {
+pub(super) struct ColUnit {
     /// Aggregate code (index into [`AGG_OPS`]).
-    pub agg: usize,
+    pub(super) agg: usize,
     /// Column id such as `__singer.name__` or `__all__`.
-    pub col: String,
+    pub(super) col: String,
     /// `DISTINCT` inside the unit; `None` once canonicalised for comparison.
-    pub distinct: Option<bool>,
+    pub(super) distinct: Option<bool>,
 }
 
 /// One or two column units joined by an arithmetic operator.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ValUnit {
+pub(super) struct ValUnit {
     /// Operator code (index into [`UNIT_OPS`]).
-    pub op: usize,
+    pub(super) op: usize,
     /// Left (or only) column unit.
-    pub left: ColUnit,
+    pub(super) left: ColUnit,
     /// Right column unit when `op` is not "none"-without-operand.
-    pub right: Option<ColUnit>,
+    pub(super) right: Option<ColUnit>,
 }
 
 /// The right-hand side of a condition.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(super) enum Value {
     /// No value (absent second operand, or erased for comparison).
     Null,
     /// A numeric literal.
@@ -52,7 +52,7 @@ pub enum Value {
 
 impl Value {
     /// The sub-query, if this value is one.
-    pub fn as_sql(&self) -> Option<&Sql> {
+    pub(super) fn as_sql(&self) -> Option<&Sql> {
         match self {
             Value::Sql(s) => Some(s),
             _ => None,
@@ -62,22 +62,22 @@ impl Value {
 
 /// One comparison: `[NOT] val_unit OP val1 [AND val2]`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CondUnit {
+pub(super) struct CondUnit {
     /// Whether `NOT` precedes the operator.
-    pub not: bool,
+    pub(super) not: bool,
     /// Operator code (index into [`WHERE_OPS`]).
-    pub op: usize,
+    pub(super) op: usize,
     /// The left-hand side.
-    pub val_unit: ValUnit,
+    pub(super) val_unit: ValUnit,
     /// The first value.
-    pub val1: Value,
+    pub(super) val1: Value,
     /// The second value (`BETWEEN` only).
-    pub val2: Value,
+    pub(super) val2: Value,
 }
 
 /// An element of a condition list: units alternate with conjunctions.
 #[derive(Debug, Clone, PartialEq)]
-pub enum CondItem {
+pub(super) enum CondItem {
     /// A comparison.
     Unit(CondUnit),
     /// `and`.
@@ -87,10 +87,10 @@ pub enum CondItem {
 }
 
 /// A condition as the reference stores it: `[unit, conj, unit, ...]`.
-pub type Condition = Vec<CondItem>;
+pub(super) type Condition = Vec<CondItem>;
 
 /// Comparison units of a condition (its even positions).
-pub fn cond_units(c: &Condition) -> impl Iterator<Item = &CondUnit> {
+pub(super) fn cond_units(c: &Condition) -> impl Iterator<Item = &CondUnit> {
     c.iter().step_by(2).filter_map(|i| match i {
         CondItem::Unit(u) => Some(u),
         _ => None,
@@ -100,19 +100,19 @@ pub fn cond_units(c: &Condition) -> impl Iterator<Item = &CondUnit> {
 /// Entries at the odd positions of a condition: normally the conjunctions,
 /// but a missing conjunction (`a = 1 b = 2`) leaves a comparison there, and
 /// the reference then treats that comparison as a "conjunction" too.
-pub fn cond_conjs(c: &Condition) -> impl Iterator<Item = &CondItem> {
+pub(super) fn cond_conjs(c: &Condition) -> impl Iterator<Item = &CondItem> {
     c.iter().skip(1).step_by(2)
 }
 
 /// Whether a conjunction sits at an even position of the condition (a
 /// comparison is missing). The reference evaluator crashes on such lists.
-pub fn conj_at_even_position(c: &Condition) -> bool {
+pub(super) fn conj_at_even_position(c: &Condition) -> bool {
     c.iter().step_by(2).any(|i| !matches!(i, CondItem::Unit(_)))
 }
 
 /// An entry of the FROM clause.
 #[derive(Debug, Clone, PartialEq)]
-pub enum TableUnit {
+pub(super) enum TableUnit {
     /// A table, by id (`__singer__`).
     Table(String),
     /// A sub-query.
@@ -121,54 +121,56 @@ pub enum TableUnit {
 
 /// The SELECT clause.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Select {
+pub(super) struct Select {
     /// `SELECT DISTINCT`; `None` once canonicalised for comparison.
-    pub distinct: Option<bool>,
+    pub(super) distinct: Option<bool>,
     /// `(aggregate code, value unit)` items.
-    pub items: Vec<(usize, ValUnit)>,
+    pub(super) items: Vec<(usize, ValUnit)>,
 }
 
 /// The FROM clause.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct FromClause {
+pub(super) struct FromClause {
     /// Tables and sub-queries, in order.
-    pub table_units: Vec<TableUnit>,
+    pub(super) table_units: Vec<TableUnit>,
     /// All `ON` conditions joined with `and`.
-    pub conds: Condition,
+    pub(super) conds: Condition,
 }
 
 /// The ORDER BY clause: direction (the last one written wins) and items.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OrderBy {
+pub(super) struct OrderBy {
     /// `"asc"` or `"desc"`.
-    pub direction: &'static str,
+    pub(super) direction: &'static str,
     /// Ordered value units.
-    pub items: Vec<ValUnit>,
+    pub(super) items: Vec<ValUnit>,
 }
 
-/// A parsed query in the reference's structure.
+/// A query in the nested structure the reference's `get_sql` returns (a dict of clauses,
+/// identifiers in place of names): what [`super::parse`] makes of a query and
+/// [`super::hardness`] classifies. Its clauses are private to the reproduction.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Sql {
     /// SELECT clause.
-    pub select: Select,
+    pub(super) select: Select,
     /// FROM clause.
-    pub from: FromClause,
+    pub(super) from: FromClause,
     /// WHERE condition (empty when absent).
-    pub where_: Condition,
+    pub(super) where_: Condition,
     /// GROUP BY column units.
-    pub group_by: Vec<ColUnit>,
+    pub(super) group_by: Vec<ColUnit>,
     /// HAVING condition (empty when absent).
-    pub having: Condition,
+    pub(super) having: Condition,
     /// ORDER BY (`None` when absent; present-but-empty is possible).
-    pub order_by: Option<OrderBy>,
+    pub(super) order_by: Option<OrderBy>,
     /// LIMIT: the reference always records `1` when a LIMIT is present
     /// ([`super::Mode::Official`]); strict parsing keeps the text
     /// of the limit token (normalised for integers).
-    pub limit: Option<String>,
+    pub(super) limit: Option<String>,
     /// INTERSECT right operand.
-    pub intersect: Option<Box<Sql>>,
+    pub(super) intersect: Option<Box<Sql>>,
     /// EXCEPT right operand.
-    pub except: Option<Box<Sql>>,
+    pub(super) except: Option<Box<Sql>>,
     /// UNION right operand.
-    pub union: Option<Box<Sql>>,
+    pub(super) union: Option<Box<Sql>>,
 }

@@ -31,10 +31,10 @@ pub const COMPONENTS: [&str; 10] = [
 ];
 
 /// Extra components compared only in [`Mode::Strict`].
-pub const STRICT_COMPONENTS: [&str; 2] = ["join(on)", "limit"];
+pub(super) const STRICT_COMPONENTS: [&str; 2] = ["join(on)", "limit"];
 
 /// Name used in `differing_components` when the FROM tables differ.
-pub const FROM_COMPONENT: &str = "from";
+pub(super) const FROM_COMPONENT: &str = "from";
 
 // ---------------------------------------------------------------- hardness
 
@@ -96,7 +96,7 @@ fn others(sql: &Sql) -> usize {
 }
 
 /// Classifies a parsed (gold) query as the reference's `eval_hardness` does.
-pub fn hardness(sql: &Sql) -> Hardness {
+pub(super) fn hardness(sql: &Sql) -> Hardness {
     let c1 = component1(sql);
     let c2 = nested_count(sql);
     let o = others(sql);
@@ -233,7 +233,7 @@ impl Canon<'_> {
 }
 
 /// Applies the reference's value erasure and column canonicalisation.
-pub fn canonicalize(sql: &mut Sql, schema: &Schema, mode: Mode) {
+pub(super) fn canonicalize(sql: &mut Sql, schema: &Schema, mode: Mode) {
     let valid = valid_col_units(&sql.from.table_units, schema);
     erase_values(sql, mode);
     Canon {
@@ -332,7 +332,7 @@ fn distinct_items<'a>(items: impl Iterator<Item = &'a CondItem>) -> Vec<&'a Cond
 /// Whether the reference evaluator would crash on this query: it unpacks
 /// every even-position entry of the conditions it canonicalises (top level,
 /// sub-query values, set-operation operands) as a comparison.
-pub fn reference_crashes(sql: &Sql) -> bool {
+pub(super) fn reference_crashes(sql: &Sql) -> bool {
     [&sql.from.conds, &sql.where_, &sql.having].iter().any(|c| {
         conj_at_even_position(c)
             || cond_units(c).any(|u| {
@@ -361,7 +361,11 @@ fn on_key(u: &CondUnit) -> CondUnit {
 
 /// The partial scores of `pred` against `label`, in [`COMPONENTS`] order
 /// (followed by [`STRICT_COMPONENTS`] in strict mode).
-pub fn partial_scores(pred: &Sql, label: &Sql, mode: Mode) -> Vec<(&'static str, PartialScore)> {
+pub(super) fn partial_scores(
+    pred: &Sql,
+    label: &Sql,
+    mode: Mode,
+) -> Vec<(&'static str, PartialScore)> {
     let mut out = Vec::with_capacity(12);
 
     // select / select(no AGG)
@@ -480,7 +484,7 @@ fn same_tables(pred: &Sql, label: &Sql) -> bool {
 /// The reference's `eval_exact_match` on canonicalised queries: every
 /// partial F1 is 1 and (if the gold has any) the FROM units agree. Also
 /// returns the partial scores and the names of the components that differ.
-pub fn exact(
+pub(super) fn exact(
     pred: &Sql,
     label: &Sql,
     mode: Mode,

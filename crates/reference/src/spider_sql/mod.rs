@@ -42,7 +42,7 @@
 //! * Where the reference crashes instead of scoring (a condition in which a
 //!   conjunction takes the place of a comparison), a gold query is an error
 //!   and a prediction scores as unparsable. Queries nested deeper than
-//!   [`MAX_DEPTH`] are rejected the same way (the reference fails a few
+//!   100 levels are rejected the same way (the reference fails a few
 //!   hundred levels deep, at Python's recursion limit; no real query comes
 //!   close to either bound).
 
@@ -52,14 +52,9 @@ mod parser;
 mod schema;
 mod tokenize;
 
-pub use ast::{
-    ColUnit, CondItem, CondUnit, Condition, FromClause, OrderBy, Select, Sql, TableUnit, ValUnit,
-    Value, AGG_OPS, UNIT_OPS, WHERE_OPS,
-};
-pub use eval::{COMPONENTS, FROM_COMPONENT, STRICT_COMPONENTS};
-pub use parser::MAX_DEPTH;
-pub use schema::{load_schemas, schemas_from_json, Schema};
-pub use tokenize::tokenize;
+pub use ast::Sql;
+pub use eval::COMPONENTS;
+pub use schema::{load_schemas, Schema};
 
 use std::fmt;
 
@@ -68,20 +63,16 @@ use std::fmt;
 pub struct ParseError {
     /// Index of the token at which parsing stopped (`None` when the failure
     /// is not tied to a token position, e.g. unbalanced quotes).
-    pub token_index: Option<usize>,
+    token_index: Option<usize>,
     /// Text of that token, when there is one.
-    pub token: Option<String>,
+    token: Option<String>,
     /// What went wrong.
-    pub message: String,
+    message: String,
 }
 
 impl ParseError {
     /// Builds an error.
-    pub fn new(
-        token_index: Option<usize>,
-        token: Option<String>,
-        message: impl Into<String>,
-    ) -> Self {
+    fn new(token_index: Option<usize>, token: Option<String>, message: impl Into<String>) -> Self {
         ParseError {
             token_index,
             token,
@@ -117,14 +108,6 @@ pub enum Hardness {
 }
 
 impl Hardness {
-    /// All levels in report order.
-    pub const ALL: [Hardness; 4] = [
-        Hardness::Easy,
-        Hardness::Medium,
-        Hardness::Hard,
-        Hardness::Extra,
-    ];
-
     /// The reference's name: `easy`, `medium`, `hard` or `extra`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -188,11 +171,11 @@ pub struct EsmOutcome {
     /// empty query).
     pub pred_parse_error: Option<String>,
     /// Partial scores by component, in [`COMPONENTS`] order (then
-    /// [`STRICT_COMPONENTS`] in strict mode). To rebuild the official
+    /// `join(on)` and `limit` in strict mode). To rebuild the official
     /// per-hardness table, add `acc` where `pred_total > 0`, `rec` where
     /// `label_total > 0`, and `f1` always, per level and component.
     pub partial: Vec<(&'static str, PartialScore)>,
-    /// Components whose F1 is not 1, plus [`FROM_COMPONENT`] when the FROM
+    /// Components whose F1 is not 1, plus `from` when the FROM
     /// tables differ. Empty exactly when `exact` is true.
     pub differing_components: Vec<&'static str>,
 }
@@ -203,7 +186,7 @@ pub fn parse(schema: &Schema, sql: &str) -> Result<Sql, ParseError> {
 }
 
 /// Parses `sql` for the given mode (strict mode keeps `LIMIT` values).
-pub fn parse_with_mode(schema: &Schema, sql: &str, mode: Mode) -> Result<Sql, ParseError> {
+fn parse_with_mode(schema: &Schema, sql: &str, mode: Mode) -> Result<Sql, ParseError> {
     parser::parse_query(schema, sql, mode == Mode::Strict)
 }
 

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 /// Maximum nesting of (sub-)queries; deeper input is rejected. The reference
 /// fails on deep nesting too (Python's recursion limit).
-pub const MAX_DEPTH: usize = 100;
+pub(super) const MAX_DEPTH: usize = 100;
 
 const CLAUSE_KEYWORDS: [&str; 9] = [
     "select",
@@ -34,12 +34,17 @@ fn is_clause(t: &str) -> bool {
     CLAUSE_KEYWORDS.contains(&t)
 }
 
+/// Whether `t` ends the list of a clause: the next clause's keyword, `)` or `;`.
+fn ends_clause(t: &str) -> bool {
+    is_clause(t) || t == ")" || t == ";"
+}
+
 fn index_of(table: &[&str], t: &str) -> Option<usize> {
     table.iter().position(|x| *x == t)
 }
 
 /// Accepts what Python's `float()` accepts for a token without spaces.
-pub fn py_float(s: &str) -> Option<f64> {
+fn py_float(s: &str) -> Option<f64> {
     let cleaned = if s.contains('_') {
         let chars: Vec<char> = s.chars().collect();
         for (i, c) in chars.iter().enumerate() {
@@ -117,6 +122,49 @@ fn fail(toks: &[String], idx: usize, msg: impl Into<String>) -> ParseError {
     ParseError::new(Some(idx), toks.get(idx).cloned(), msg)
 }
 
+/// Steps over an optional `(` at `idx`: where what it encloses starts, and whether a `)` must
+/// close it ([`close_paren`]).
+fn open_paren(toks: &[String], idx: usize) -> Result<(usize, bool), ParseError> {
+    Ok(if tok(toks, idx)? == "(" {
+        (idx + 1, true)
+    } else {
+        (idx, false)
+    })
+}
+
+/// Steps over the `)` at `idx` that closes what [`open_paren`] opened (nothing to do when
+/// nothing was opened); `message` says what is missing otherwise.
+fn close_paren(
+    toks: &[String],
+    idx: usize,
+    opened: bool,
+    message: &str,
+) -> Result<usize, ParseError> {
+    if !opened {
+        return Ok(idx);
+    }
+    if tok(toks, idx)? != ")" {
+        return Err(fail(toks, idx, message));
+    }
+    Ok(idx + 1)
+}
+
+/// Where the items of a two-word clause (`group by`, `order by`) starting at `idx` begin:
+/// `None` when the clause is absent, an error when `keyword` is not followed by `by`.
+fn by_clause(toks: &[String], idx: usize, keyword: &str) -> Result<Option<usize>, ParseError> {
+    if toks.get(idx).is_none_or(|t| t != keyword) {
+        return Ok(None);
+    }
+    if tok(toks, idx + 1)? != "by" {
+        return Err(fail(
+            toks,
+            idx + 1,
+            format!("expected `by` after `{keyword}`"),
+        ));
+    }
+    Ok(Some(idx + 2))
+}
+
 impl Ctx<'_> {
     fn alias(&self, toks: &[String], idx: usize, name: &str) -> Result<&str, ParseError> {
         self.aliases
@@ -165,13 +213,8 @@ impl Ctx<'_> {
     }
 
     fn parse_col_unit(&self, toks: &[String], start: usize, dt: &[String]) -> PResult<ColUnit> {
-        let mut idx = start;
-        let mut block = false;
+        let (mut idx, block) = open_paren(toks, start)?;
         let mut distinct = false;
-        if tok(toks, idx)? == "(" {
-            block = true;
-            idx += 1;
-        }
         if let Some(agg) = index_of(&AGG_OPS, tok(toks, idx)?) {
             idx += 1;
             if idx >= toks.len() || toks[idx] != "(" {
@@ -202,13 +245,7 @@ impl Ctx<'_> {
             distinct = true;
         }
         let (next, col) = self.parse_col(toks, idx, dt)?;
-        idx = next;
-        if block {
-            if tok(toks, idx)? != ")" {
-                return Err(fail(toks, idx, "expected `)`"));
-            }
-            idx += 1;
-        }
+        idx = close_paren(toks, next, block, "expected `)`")?;
         Ok((
             idx,
             ColUnit {
@@ -220,12 +257,7 @@ impl Ctx<'_> {
     }
 
     fn parse_val_unit(&self, toks: &[String], start: usize, dt: &[String]) -> PResult<ValUnit> {
-        let mut idx = start;
-        let mut block = false;
-        if tok(toks, idx)? == "(" {
-            block = true;
-            idx += 1;
-        }
+        let (mut idx, block) = open_paren(toks, start)?;
         let (next, left) = self.parse_col_unit(toks, idx, dt)?;
         idx = next;
         let mut op = 0;
@@ -237,12 +269,7 @@ impl Ctx<'_> {
             idx = next;
             right = Some(r);
         }
-        if block {
-            if tok(toks, idx)? != ")" {
-                return Err(fail(toks, idx, "expected `)`"));
-            }
-            idx += 1;
-        }
+        idx = close_paren(toks, idx, block, "expected `)`")?;
         Ok((idx, ValUnit { op, left, right }))
     }
 
@@ -268,12 +295,7 @@ impl Ctx<'_> {
         dt: &[String],
         depth: usize,
     ) -> PResult<Value> {
-        let mut idx = start;
-        let mut block = false;
-        if tok(toks, idx)? == "(" {
-            block = true;
-            idx += 1;
-        }
+        let (mut idx, block) = open_paren(toks, start)?;
         let t = tok(toks, idx)?;
         let val;
         if t == "select" {
@@ -300,12 +322,7 @@ impl Ctx<'_> {
             val = Value::Col(cu);
             idx = end;
         }
-        if block {
-            if tok(toks, idx)? != ")" {
-                return Err(fail(toks, idx, "expected `)` after value"));
-            }
-            idx += 1;
-        }
+        idx = close_paren(toks, idx, block, "expected `)` after value")?;
         Ok((idx, val))
     }
 
@@ -357,7 +374,7 @@ impl Ctx<'_> {
                 val2,
             }));
             if let Some(t) = toks.get(idx) {
-                if is_clause(t) || t == ")" || t == ";" || JOIN_KEYWORDS.contains(&t.as_str()) {
+                if ends_clause(t) || JOIN_KEYWORDS.contains(&t.as_str()) {
                     break;
                 }
                 if t == "and" || t == "or" {
@@ -422,11 +439,8 @@ impl Ctx<'_> {
         let mut table_units = Vec::new();
         let mut conds: Condition = Vec::new();
         while idx < toks.len() {
-            let mut block = false;
-            if toks[idx] == "(" {
-                block = true;
-                idx += 1;
-            }
+            let (unit_start, block) = open_paren(toks, idx)?;
+            idx = unit_start;
             if tok(toks, idx)? == "select" {
                 let (next, sql) = self.parse_sql(toks, idx, depth + 1)?;
                 idx = next;
@@ -449,16 +463,9 @@ impl Ctx<'_> {
                 }
                 conds.extend(this);
             }
-            if block {
-                if tok(toks, idx)? != ")" {
-                    return Err(fail(toks, idx, "expected `)` in FROM"));
-                }
-                idx += 1;
-            }
-            if let Some(t) = toks.get(idx) {
-                if is_clause(t) || t == ")" || t == ";" {
-                    break;
-                }
+            idx = close_paren(toks, idx, block, "expected `)` in FROM")?;
+            if toks.get(idx).is_some_and(|t| ends_clause(t)) {
+                break;
             }
         }
         Ok((idx, (FromClause { table_units, conds }, default_tables)))
@@ -484,17 +491,11 @@ impl Ctx<'_> {
         start: usize,
         dt: &[String],
     ) -> PResult<Vec<ColUnit>> {
-        let mut idx = start;
         let mut units = Vec::new();
-        if toks.get(idx).is_none_or(|t| t != "group") {
-            return Ok((idx, units));
-        }
-        idx += 1;
-        if tok(toks, idx)? != "by" {
-            return Err(fail(toks, idx, "expected `by` after `group`"));
-        }
-        idx += 1;
-        while idx < toks.len() && !(is_clause(&toks[idx]) || toks[idx] == ")" || toks[idx] == ";") {
+        let Some(mut idx) = by_clause(toks, start, "group")? else {
+            return Ok((start, units));
+        };
+        while idx < toks.len() && !ends_clause(&toks[idx]) {
             let (next, cu) = self.parse_col_unit(toks, idx, dt)?;
             idx = next;
             units.push(cu);
@@ -513,18 +514,12 @@ impl Ctx<'_> {
         start: usize,
         dt: &[String],
     ) -> PResult<Option<OrderBy>> {
-        let mut idx = start;
-        if toks.get(idx).is_none_or(|t| t != "order") {
-            return Ok((idx, None));
-        }
-        idx += 1;
-        if tok(toks, idx)? != "by" {
-            return Err(fail(toks, idx, "expected `by` after `order`"));
-        }
-        idx += 1;
+        let Some(mut idx) = by_clause(toks, start, "order")? else {
+            return Ok((start, None));
+        };
         let mut direction = "asc";
         let mut items = Vec::new();
-        while idx < toks.len() && !(is_clause(&toks[idx]) || toks[idx] == ")" || toks[idx] == ";") {
+        while idx < toks.len() && !ends_clause(&toks[idx]) {
             let (next, vu) = self.parse_val_unit(toks, idx, dt)?;
             idx = next;
             items.push(vu);
@@ -574,28 +569,17 @@ impl Ctx<'_> {
                 format!("query nested deeper than {MAX_DEPTH} levels"),
             ));
         }
-        let mut idx = start;
-        let mut block = false;
-        if tok(toks, idx)? == "(" {
-            block = true;
-            idx += 1;
-        }
+        let (idx, block) = open_paren(toks, start)?;
         let (from_end, (from, dt)) = self.parse_from(toks, start, depth)?;
         let (_, select) = self.parse_select(toks, idx, &dt)?;
-        idx = from_end;
-        let (next, where_) = self.parse_condition_clause(toks, idx, "where", &dt, depth)?;
+        let (next, where_) = self.parse_condition_clause(toks, from_end, "where", &dt, depth)?;
         let (next, group_by) = self.parse_group_by(toks, next, &dt)?;
         let (next, having) = self.parse_condition_clause(toks, next, "having", &dt, depth)?;
         let (next, order_by) = self.parse_order_by(toks, next, &dt)?;
         let (next, limit) = self.parse_limit(toks, next)?;
-        idx = skip_semicolons(toks, next);
-        if block {
-            if tok(toks, idx)? != ")" {
-                return Err(fail(toks, idx, "expected `)` closing sub-query"));
-            }
-            idx += 1;
-        }
-        idx = skip_semicolons(toks, idx);
+        let idx = skip_semicolons(toks, next);
+        let idx = close_paren(toks, idx, block, "expected `)` closing sub-query")?;
+        let mut idx = skip_semicolons(toks, idx);
         let mut sql = Sql {
             select,
             from,
@@ -666,7 +650,7 @@ fn tables_with_alias(
 }
 
 /// Tokenizes and parses `sql` against `schema`; `strict` keeps LIMIT values.
-pub fn parse_query(schema: &Schema, sql: &str, strict: bool) -> Result<Sql, ParseError> {
+pub(super) fn parse_query(schema: &Schema, sql: &str, strict: bool) -> Result<Sql, ParseError> {
     let toks = tokenize(sql)?;
     let aliases = tables_with_alias(schema, &toks)?;
     let ctx = Ctx {

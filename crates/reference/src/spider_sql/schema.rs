@@ -7,15 +7,14 @@ use std::path::Path;
 use crate::tables::{self, TablesEntry};
 use crate::ReadError;
 
-/// One database schema: lower-cased table and column names, the identifier
+/// One database schema as the reference's parser and evaluator use it (read
+/// by [`load_schemas`]): lower-cased table and column names, the identifier
 /// map used to name columns (`__table.column__`) and tables (`__table__`),
 /// and the foreign-key canonicalisation map.
 #[derive(Debug, Clone, Default)]
 pub struct Schema {
-    /// The database id (`db_id`).
-    pub db_id: String,
     /// Tables in declaration order, each with its lower-cased columns.
-    pub tables: Vec<(String, Vec<String>)>,
+    pub(super) tables: Vec<(String, Vec<String>)>,
     /// Position of each table in `tables`, by lower-cased name.
     table_index: HashMap<String, usize>,
     /// `*` → `__all__`, `table.col` → `__table.col__`, `table` → `__table__`.
@@ -23,14 +22,13 @@ pub struct Schema {
     /// The values of `id_map` (the reference scans them in order).
     id_values: Vec<String>,
     /// Foreign-key map: column id → canonical column id of its key group.
-    pub foreign_keys: HashMap<String, String>,
+    pub(super) foreign_keys: HashMap<String, String>,
 }
 
 impl Schema {
     /// Builds a schema from a table list (names are lower-cased here) and a
     /// foreign-key map whose keys and values are column ids.
-    pub fn new(
-        db_id: &str,
+    pub(super) fn new(
         tables: Vec<(String, Vec<String>)>,
         foreign_keys: HashMap<String, String>,
     ) -> Schema {
@@ -64,7 +62,6 @@ impl Schema {
             .map(|(i, (t, _))| (t.clone(), i))
             .collect();
         Schema {
-            db_id: db_id.to_string(),
             tables,
             table_index,
             id_map,
@@ -74,24 +71,19 @@ impl Schema {
     }
 
     /// The identifier for a `*`, `table.column` or `table` key.
-    pub fn id_of(&self, key: &str) -> Option<&str> {
+    pub(super) fn id_of(&self, key: &str) -> Option<&str> {
         self.id_map.get(key).map(String::as_str)
     }
 
     /// The columns of a table (by lower-cased name).
-    pub fn columns_of(&self, table: &str) -> Option<&[String]> {
+    pub(super) fn columns_of(&self, table: &str) -> Option<&[String]> {
         self.table_index
             .get(table)
             .map(|&i| self.tables[i].1.as_slice())
     }
 
-    /// Whether `name` is a table of this schema.
-    pub fn has_table(&self, name: &str) -> bool {
-        self.table_index.contains_key(name)
-    }
-
     /// All identifiers, in the order the reference enumerates them.
-    pub fn id_values(&self) -> &[String] {
+    pub(super) fn id_values(&self) -> &[String] {
         &self.id_values
     }
 }
@@ -148,7 +140,8 @@ fn foreign_key_map(entry: &TablesEntry) -> Result<HashMap<String, String>, Strin
 
 /// Parses the text of a Spider `tables.json` file into schemas keyed by
 /// `db_id`, using the original (not normalised) table and column names.
-pub fn schemas_from_json(text: &str) -> Result<HashMap<String, Schema>, String> {
+#[cfg(test)]
+pub(super) fn schemas_from_json(text: &str) -> Result<HashMap<String, Schema>, String> {
     let entries = tables::parse(text).map_err(|e| format!("tables.json: {e}"))?;
     schemas_from_entries(&entries)
 }
@@ -173,7 +166,7 @@ fn schemas_from_entries(entries: &[TablesEntry]) -> Result<HashMap<String, Schem
             slot.1.push(c.clone());
         }
         let fks = foreign_key_map(entry)?;
-        out.insert(entry.db_id.clone(), Schema::new(&entry.db_id, tables, fks));
+        out.insert(entry.db_id.clone(), Schema::new(tables, fks));
     }
     Ok(out)
 }

@@ -1,6 +1,9 @@
 //! Unit tests for the Spider ESM reimplementation. Expected hardness levels
 //! and verdicts were checked against the official evaluator.
 
+use super::eval::FROM_COMPONENT;
+use super::parser::MAX_DEPTH;
+use super::schema::schemas_from_json;
 use super::*;
 
 const TABLES: &str = r#"[{

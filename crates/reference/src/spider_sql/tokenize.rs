@@ -256,7 +256,7 @@ fn word_split(text: &[char]) -> Vec<String> {
 /// single tokens (with their quotes and original case), every other token is
 /// lower-cased, and `!`, `>` or `<` directly followed by a `=` token are fused
 /// into one operator token.
-pub fn tokenize(input: &str) -> Result<Vec<String>, ParseError> {
+pub(super) fn tokenize(input: &str) -> Result<Vec<String>, ParseError> {
     let mut chars: Vec<char> = input
         .chars()
         .map(|c| if c == '\'' { '"' } else { c })

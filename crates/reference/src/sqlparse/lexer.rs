@@ -127,6 +127,23 @@ impl<'c> Lexer<'c> {
         Token { end, kind }
     }
 
+    /// The tokens from `start` up to `end`, each with its start offset; `end` must be where a
+    /// token ends (such as a statement's end), or the last token runs past it.
+    pub(super) fn tokens(
+        &self,
+        start: usize,
+        end: usize,
+    ) -> impl Iterator<Item = (usize, Token)> + '_ {
+        let mut pos = start;
+        std::iter::from_fn(move || {
+            (pos < end).then(|| {
+                let (at, token) = (pos, self.token_at(pos));
+                pos = token.end;
+                (at, token)
+            })
+        })
+    }
+
     /// The regular expressions of sqlparse's `SQL_REGEX`, in order.
     fn lex_regexes(&self, pos: usize) -> Option<(usize, Kind)> {
         let s = self.scan;

@@ -1,9 +1,10 @@
 //! A reproduction of the parts of `sqlparse` (0.6.1) that the Spider
 //! test-suite evaluator (`taoyds/test-suite-sql-eval`) relies on, and the
 //! evaluator's functions that are defined in terms of it: [`remove_distinct`]
-//! (its `DISTINCT` removal before execution), [`spider_reformat_query`],
-//! [`sqlparse_format_keywords_upper`] and [`sqlparse_string_literals`] (the
-//! steps of its value extraction for `--plug_value`).
+//! (its `DISTINCT` removal before execution), and for the crate's
+//! `plug_value` the steps of its value extraction for `--plug_value`
+//! (`spider_reformat_query`, `sqlparse_format_keywords_upper` and
+//! `sqlparse_string_literals`).
 //!
 //! `lexer` re-implements sqlparse's regular-expression lexer, token
 //! boundaries included; `split` its statement splitter and the line
@@ -74,13 +75,10 @@ fn remove_distinct_lexed(sql: &str) -> String {
         return sql.to_owned();
     };
     let mut out = String::with_capacity(sql.len());
-    let mut pos = 0;
-    while pos < end {
-        let token = lexer.token_at(pos);
+    for (pos, token) in lexer.tokens(0, end) {
         if !is_distinct(&text.chars[pos..token.end]) {
             out.push_str(text.slice(pos, token.end));
         }
-        pos = token.end;
     }
     out
 }
@@ -99,7 +97,7 @@ fn remove_distinct_lexed(sql: &str) -> String {
 /// Where `sqlparse.parse` finds no statement (the cleaned text is empty or
 /// white space) the reference raises `IndexError`; this function returns
 /// an empty string instead.
-pub fn spider_reformat_query(sql: &str) -> String {
+pub(crate) fn spider_reformat_query(sql: &str) -> String {
     let cleaned: String = python_strip(sql)
         .chars()
         .filter(|&c| c != ';' && c != '\t')
@@ -109,15 +107,11 @@ pub fn spider_reformat_query(sql: &str) -> String {
     let Some(end) = first_statement_end(&lexer) else {
         return String::new();
     };
-    let mut parts = Vec::new();
-    let mut pos = 0;
-    while pos < end {
-        let token = lexer.token_at(pos);
-        if token.kind != Kind::Whitespace {
-            parts.push(text.slice(pos, token.end));
-        }
-        pos = token.end;
-    }
+    let parts: Vec<&str> = lexer
+        .tokens(0, end)
+        .filter(|(_, token)| token.kind != Kind::Whitespace)
+        .map(|(pos, token)| text.slice(pos, token.end))
+        .collect();
     let mut out = parts.join(" ");
     for star in ["t1.*", "t2.*", "t3.*", "T1.*", "T2.*", "T3.*"] {
         out = out.replace(star, "*");
@@ -143,7 +137,7 @@ pub fn spider_reformat_query(sql: &str) -> String {
 /// ASCII text `lower(upper(w)) == lower(w)`. The only possible difference
 /// after lower-casing is a keyword spelled with a non-ASCII letter whose
 /// upper case is ASCII (`ſelect`), which sqlparse would turn into `SELECT`.
-pub fn sqlparse_format_keywords_upper(sql: &str) -> String {
+pub(crate) fn sqlparse_format_keywords_upper(sql: &str) -> String {
     let text = Text::new(sql);
     let lexer = Lexer::new(&text.chars);
     let mut out = String::with_capacity(sql.len());
@@ -153,16 +147,13 @@ pub fn sqlparse_format_keywords_upper(sql: &str) -> String {
             break;
         };
         let mut statement: Vec<char> = Vec::with_capacity(end - start);
-        let mut pos = start;
-        while pos < end {
-            let token = lexer.token_at(pos);
+        for (pos, token) in lexer.tokens(start, end) {
             let value = &text.chars[pos..token.end];
             if matches!(token.kind, Kind::Keyword | Kind::Ddl) {
                 statement.extend(py_upper(value).chars());
             } else {
                 statement.extend_from_slice(value);
             }
-            pos = token.end;
         }
         let lines: Vec<String> = split_unquoted_newlines(&statement)
             .into_iter()
@@ -181,22 +172,17 @@ pub fn sqlparse_format_keywords_upper(sql: &str) -> String {
 /// in order: the leaf tokens typed `String.Single` (`'…'`) or
 /// `String.Symbol` (`"…"`), quotes included. Backtick and bracket quoting
 /// make names, not strings. An empty or white-space-only input yields none.
-pub fn sqlparse_string_literals(sql: &str) -> Vec<String> {
+pub(crate) fn sqlparse_string_literals(sql: &str) -> Vec<String> {
     let text = Text::new(sql);
     let lexer = Lexer::new(&text.chars);
     let Some(end) = first_statement_end(&lexer) else {
         return Vec::new();
     };
-    let mut literals = Vec::new();
-    let mut pos = 0;
-    while pos < end {
-        let token = lexer.token_at(pos);
-        if token.kind == Kind::StringLiteral {
-            literals.push(text.slice(pos, token.end).to_owned());
-        }
-        pos = token.end;
-    }
-    literals
+    lexer
+        .tokens(0, end)
+        .filter(|(_, token)| token.kind == Kind::StringLiteral)
+        .map(|(pos, token)| text.slice(pos, token.end).to_owned())
+        .collect()
 }
 
 /// Whether `needle` (ASCII) occurs in `haystack`, ASCII letters matched in any case.

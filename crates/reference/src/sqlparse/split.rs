@@ -43,11 +43,7 @@ impl Splitter {
                 [';'] => {
                     self.unconfirmed_loop = None;
                     if self.seen_begin {
-                        self.seen_begin = false;
-                        if self.blocks.last() == Some(&Block::Begin) {
-                            self.blocks.pop();
-                            return -1;
-                        }
+                        return self.begin_without_block();
                     }
                     return 0;
                 }
@@ -91,12 +87,7 @@ impl Splitter {
         ];
         if self.seen_begin && kind == Kind::Keyword && transaction_words.contains(&unified) {
             // `BEGIN TRANSACTION` and friends start a transaction, not a block.
-            self.seen_begin = false;
-            if self.blocks.last() == Some(&Block::Begin) {
-                self.blocks.pop();
-                return -1;
-            }
-            return 0;
+            return self.begin_without_block();
         }
         if self.blocks.contains(&Block::Begin) {
             if let Some(change) = self.nested_block(unified) {
@@ -104,6 +95,17 @@ impl Splitter {
             }
         }
         self.closing_keyword(unified)
+    }
+
+    /// The pending `BEGIN` starts no block after all (`BEGIN;`, `BEGIN TRANSACTION`): it is
+    /// settled, and the block it opened, if it is still the innermost, closed again.
+    fn begin_without_block(&mut self) -> i64 {
+        self.seen_begin = false;
+        if self.blocks.last() == Some(&Block::Begin) {
+            self.blocks.pop();
+            return -1;
+        }
+        0
     }
 
     /// Loop and conditional openers inside a `BEGIN` block.
