@@ -8,9 +8,6 @@
 //! * `sqlsuite compose <spider json> --tables FILE --databases DIR --out DIR [--split clauses|template] [--seed N]`
 
 mod bench;
-mod bench_bleu;
-mod bench_pass;
-mod bench_sqleval;
 mod compose;
 mod diff;
 mod distill;
