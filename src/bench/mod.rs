@@ -14,18 +14,15 @@ mod pass;
 mod raw;
 mod sqleval;
 
-use std::path::Path;
 use std::process::ExitCode;
 
-use sqlsuite::metric::exec::{ExecOptions, RelativeBudget};
+use sqlsuite::metric::exec::ExecOptions;
 use sqlsuite::metric::sqleval::SqlevalOptions;
 
-pub fn run(
-    manifest: &Path,
-    timeout_ms: Option<u64>,
-    budget: RelativeBudget,
-) -> anyhow::Result<ExitCode> {
-    let mut loaded = sqlsuite::Manifest::load(manifest)?;
+use crate::cli::BenchArgs;
+
+pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let mut loaded = sqlsuite::Manifest::load(&args.manifest)?;
     // The benchmark measures execution: a manifest's [cache] dir, which may serve golds from
     // disk, is ignored.
     loaded.cache = None;
@@ -39,14 +36,14 @@ pub fn run(
     }
     if enabled.contains(&"sqleval") {
         let mut options: SqlevalOptions = loaded.metric_options("sqleval")?.unwrap_or_default();
-        if let Some(ms) = timeout_ms {
+        if let Some(ms) = args.timeout_ms {
             options.limits.timeout_ms = ms;
         }
         return sqleval::run(loaded, options);
     }
     let mut options: ExecOptions = loaded.metric_options("exec")?.unwrap_or_default();
-    if let Some(ms) = timeout_ms {
+    if let Some(ms) = args.timeout_ms {
         options.limits.timeout_ms = ms;
     }
-    exec::run(loaded, options, budget, enabled.contains(&"exec"))
+    exec::run(loaded, options, args.budget(), enabled.contains(&"exec"))
 }
