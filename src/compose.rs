@@ -1,28 +1,18 @@
 //! `sqlsuite compose`: a Spider-format JSON file turned into SpiderCompose (`spec/compose.md`).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use sqlsuite_compose::{self as compose, Options, SplitMode};
+use sqlsuite_compose::{self as compose, Options};
 
+use crate::cli::ComposeArgs;
 use crate::progress::Progress;
 
-pub struct Args {
-    pub input: PathBuf,
-    pub tables: PathBuf,
-    pub databases: PathBuf,
-    pub out: PathBuf,
-    pub split: SplitMode,
-    pub seed: u64,
-    pub timeout_ms: u64,
-}
-
-pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ComposeArgs) -> anyhow::Result<ExitCode> {
     let sources = compose::read_sources(&args.input)?;
     let schemas = compose::read_schemas(&args.tables)?;
     let options = Options {
-        split: args.split,
+        split: args.split.into(),
         seed: args.seed,
         timeout: Duration::from_millis(args.timeout_ms),
         ..Options::default()

@@ -2,14 +2,16 @@
 //! and B, per metric, direction and reason. Exit status 0 when nothing regressed, 1 when some
 //! item regressed (correct in A, incorrect in B), 2 on a bad manifest, dataset or set name.
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use sqlsuite::report::diff::Diff;
 use sqlsuite::Evaluation;
 
-pub fn run(manifest: &Path, a: &str, b: &str) -> anyhow::Result<ExitCode> {
+use crate::cli::DiffArgs;
+
+pub fn run(args: &DiffArgs) -> anyhow::Result<ExitCode> {
+    let (manifest, a, b) = (args.manifest.as_path(), args.a.as_str(), args.b.as_str());
     let eval = Evaluation::open(manifest)?;
     let set = |name: &str| {
         eval.dataset

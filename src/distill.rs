@@ -1,7 +1,7 @@
 //! `sqlsuite distill`: distil a test suite for every schema of a manifest's golds and write it
 //! with its report (`spec/test_suite.md`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -13,23 +13,10 @@ use sqlsuite_distill::distill::{distill_all, DistillOptions};
 use sqlsuite_distill::inputs::schema_inputs;
 use sqlsuite_distill::report::Report;
 
+use crate::cli::DistillArgs;
 use crate::progress::Progress;
 
-pub struct Args {
-    pub manifest: PathBuf,
-    pub out: Option<PathBuf>,
-    pub seed: u64,
-    pub budget: usize,
-    pub time_budget_s: Option<u64>,
-    pub only: Vec<String>,
-    pub timeout_ms: u64,
-    pub plug_value: bool,
-    pub keep_ambiguous: bool,
-    pub witnesses: usize,
-    pub max_steps: u64,
-}
-
-pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+pub fn run(args: &DistillArgs) -> anyhow::Result<ExitCode> {
     let manifest = Manifest::load(&args.manifest)?;
     let out = args
         .out
@@ -56,7 +43,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let options = DistillOptions {
         seed: args.seed,
         max_databases: args.budget,
-        time_budget: args.time_budget_s.map(Duration::from_secs),
+        time_budget: args.time_budget.map(Duration::from_secs),
         exec,
         query_timeout: Duration::from_millis(args.timeout_ms),
         reject_ambiguous: !args.keep_ambiguous,

@@ -2,7 +2,7 @@
 //! prediction set judged in one pass, verdicts streamed to the journal as they come, then the
 //! output in the chosen format and the gate.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -14,21 +14,10 @@ use sqlsuite::report::{gate, jsonl, junit, summary::Summary};
 use sqlsuite::run::SetRun;
 use sqlsuite::{Evaluation, ItemResult, Run};
 
+use crate::cli::{EvalArgs, Format};
 use crate::journal::Journal;
 use crate::supervise;
-use crate::{emit, progress, Format};
-
-/// What the worker was asked besides the manifest and format.
-pub struct WorkerArgs {
-    /// Only these prediction sets (empty: all).
-    pub only: Vec<String>,
-    /// Where the journal goes.
-    pub journal: Option<PathBuf>,
-    /// `ITEM:STATUS:SET`: predictions that aborted the process; not run again.
-    pub crashed: Vec<String>,
-    /// `ITEM:SET`: judge only this prediction, write nothing but the journal.
-    pub probe: Option<String>,
-}
+use crate::{emit, progress};
 
 /// Fault injection for the supervisor's tests: a prediction whose text is exactly the value of
 /// this variable aborts the process as it starts (as a crash inside SQLite would).
@@ -110,9 +99,10 @@ fn set_named(eval: &Evaluation, manifest: &Path, name: &str) -> anyhow::Result<u
         .ok_or_else(|| anyhow::anyhow!("{}: no prediction set named {name:?}", manifest.display()))
 }
 
-pub fn run(manifest: &Path, format: Format, args: &WorkerArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let (manifest, format) = (args.manifest.as_path(), args.format);
     let eval = Evaluation::open(manifest)?;
-    let only = &args.only;
+    let only = &args.predictions;
     for crashed in &args.crashed {
         let (item, status, name) = supervise::parse_crashed(crashed)?;
         let set = set_named(&eval, manifest, &name)?;

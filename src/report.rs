@@ -11,6 +11,8 @@ use sqlsuite::report::snapshot::{self, Accepted};
 use sqlsuite::report::{html, overview};
 use sqlsuite::Evaluation;
 
+use crate::cli::ReportArgs;
+
 /// What the reported set is compared with.
 pub enum Against<'a> {
     Nothing,
@@ -20,12 +22,9 @@ pub enum Against<'a> {
     Snapshot,
 }
 
-pub fn run(
-    manifest: &Path,
-    predictions: Option<&str>,
-    against: Against,
-    out: &Path,
-) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let (manifest, out) = (args.manifest.as_path(), args.out.as_path());
+    let (predictions, against) = (args.predictions.as_deref(), args.compared_with());
     let eval = Evaluation::open(manifest)?;
     let sets = &eval.dataset.predictions;
     let set = |name: &str| {

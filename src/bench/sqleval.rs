@@ -14,6 +14,8 @@ use sqlsuite::metric::sqleval::{Sqleval, SqlevalOptions};
 use sqlsuite::metric::{is_correct_code, Metric, Status};
 use sqlsuite::{Evaluation, Manifest};
 
+use super::pass::timed;
+use super::raw;
 use crate::progress::Progress;
 
 /// A plain client for the manifest's engine.
@@ -40,7 +42,7 @@ impl Raw {
                 let Some(conn) = conns.get(db) else {
                     return Ok(());
                 };
-                crate::bench::raw_execute(conn, sql, timeout);
+                raw::execute(conn, sql, timeout);
             }
             Raw::Postgres(connection, clients) => {
                 if !clients.contains_key(db) {
@@ -81,41 +83,17 @@ pub fn run(manifest: Manifest, options: SqlevalOptions) -> anyhow::Result<ExitCo
         eval.dataset.name
     );
 
-    let mut jobs: Vec<(Database, String)> = Vec::new();
-    for (i, item) in eval.items().iter().enumerate() {
-        let Ok(dbs) = &eval.dataset.databases[i] else {
-            continue;
-        };
-        for db in dbs {
-            for set in 0..sets {
-                jobs.push((db.clone(), eval.prediction(set, i).to_owned()));
-                for alt in metric.alternatives(&item.gold) {
-                    jobs.push((db.clone(), alt));
-                }
-            }
-        }
-    }
-    let mut raw = match &databases.connection {
-        None => Raw::Sqlite(HashMap::new()),
-        Some(connection) => Raw::Postgres(connection.clone(), HashMap::new()),
-    };
-    let bar = Progress::new(jobs.len() as u64, "raw client");
-    let start = Instant::now();
-    for (db, sql) in &jobs {
-        raw.run(db, sql, timeout)?;
-        bar.inc();
-    }
-    let raw_wall = start.elapsed();
-    bar.finish();
+    let (queries, raw_wall) =
+        raw_baseline(&eval, &metric, databases.connection.as_deref(), timeout)?;
     let secs = |d: Duration| d.as_secs_f64();
     println!(
         "raw {backend} client, 1 thread, {} queries (each item's gold alternatives and \
          prediction): {:.3} s",
-        jobs.len(),
+        queries,
         secs(raw_wall)
     );
 
-    let (wall, worst) = crate::bench::timed(&eval, "evaluating sqleval");
+    let (wall, worst) = timed(&eval, "evaluating sqleval");
     let mut correct = 0;
     let mut exact = 0;
     for s in 0..sets {
@@ -146,4 +124,43 @@ pub fn run(manifest: Manifest, options: SqlevalOptions) -> anyhow::Result<ExitCo
         secs(wall) / secs(raw_wall).max(1e-9)
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs, with a plain client on one thread, what the reference's loop runs: per item and
+/// database, each prediction and every expanded gold alternative once. Returns the queries run
+/// and the wall time.
+fn raw_baseline(
+    eval: &Evaluation,
+    metric: &Sqleval,
+    connection: Option<&str>,
+    timeout: Duration,
+) -> anyhow::Result<(usize, Duration)> {
+    let sets = eval.dataset.predictions.len();
+    let mut jobs: Vec<(Database, String)> = Vec::new();
+    for (i, item) in eval.items().iter().enumerate() {
+        let Ok(dbs) = &eval.dataset.databases[i] else {
+            continue;
+        };
+        for db in dbs {
+            for set in 0..sets {
+                jobs.push((db.clone(), eval.prediction(set, i).to_owned()));
+                for alt in metric.alternatives(&item.gold) {
+                    jobs.push((db.clone(), alt));
+                }
+            }
+        }
+    }
+    let mut raw = match connection {
+        None => Raw::Sqlite(HashMap::new()),
+        Some(connection) => Raw::Postgres(connection.to_owned(), HashMap::new()),
+    };
+    let bar = Progress::new(jobs.len() as u64, "raw client");
+    let start = Instant::now();
+    for (db, sql) in &jobs {
+        raw.run(db, sql, timeout)?;
+        bar.inc();
+    }
+    let raw_wall = start.elapsed();
+    bar.finish();
+    Ok((jobs.len(), raw_wall))
 }

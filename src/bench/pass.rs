@@ -110,3 +110,10 @@ pub fn run(eval: &Evaluation, pairs: &[(usize, usize)], label: &str) -> Pass {
         worst,
     }
 }
+
+/// Judges every pair (as `sqlsuite eval` does), timing it: the wall time and the slowest item
+/// (time, set, index).
+pub fn timed(eval: &Evaluation, label: &str) -> (Duration, Option<(Duration, usize, usize)>) {
+    let pass = run(eval, &all_pairs(eval), label);
+    (pass.wall, pass.worst)
+}
