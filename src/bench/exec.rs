@@ -93,7 +93,7 @@ impl Bench {
         let judged = self
             .all
             .iter()
-            .filter(|&&(s, i)| clock.result(s, i).status() != Status::Skipped)
+            .filter(|&&(s, i)| clock.judge(s, i).status() != Status::Skipped)
             .count();
         let timeouts = self
             .all
@@ -174,9 +174,9 @@ impl Bench {
             .all
             .iter()
             .copied()
-            .filter(|&(s, i)| stepped.result(s, i).status() != Status::Skipped)
+            .filter(|&(s, i)| stepped.judge(s, i).status() != Status::Skipped)
             .filter(|&(s, i)| {
-                let steps = stepped.result(s, i).verdict("exec").and_then(|v| v.steps);
+                let steps = stepped.judge(s, i).verdict("exec").and_then(|v| v.steps);
                 steps.is_some_and(|st| {
                     st.gold <= LIGHT_STEPS && st.prediction.is_some_and(|p| p <= LIGHT_STEPS)
                 })
@@ -214,7 +214,7 @@ impl Bench {
             .iter()
             .copied()
             .filter(|&p| !matches!(code(clock, p).as_deref(), None | Some("timeout")))
-            .filter(|&(s, i)| clock.result(s, i).status() != Status::Skipped)
+            .filter(|&(s, i)| clock.judge(s, i).status() != Status::Skipped)
             .collect();
         self.finishing_rounds(&finishing)?.print(finishing.len());
         Ok(())
@@ -291,7 +291,7 @@ impl Bench {
         let correct = self
             .all
             .iter()
-            .filter(|&&(s, i)| plugged.result(s, i).status() == Status::Correct)
+            .filter(|&&(s, i)| plugged.judge(s, i).status() == Status::Correct)
             .count();
         println!(
             "exec with plug_value ({} threads): {:.2} s wall for {} predictions ({correct} correct); \
@@ -399,7 +399,7 @@ fn evaluation(manifest: &Manifest, options: ExecOptions) -> anyhow::Result<Evalu
 
 /// The exec verdict's code of the pair (set, item).
 fn code(eval: &Evaluation, (s, i): (usize, usize)) -> Option<String> {
-    eval.result(s, i).verdict("exec").map(|v| v.code.clone())
+    eval.judge(s, i).verdict("exec").map(|v| v.code.clone())
 }
 
 /// The least of the rounds' times.

@@ -11,7 +11,7 @@
 //! order, and a tie cut by LIMIT may be broken either way; golds whose answer depends on how
 //! ties are broken are flagged (`gold_flags`).
 //!
-//! Length: about 540 lines of code and 525 of unit tests. The judgement on one database, across
+//! Length: about 500 lines of code and 570 of unit tests. The judgement on one database, across
 //! a suite and over `plug_value`'s bounded candidates shares the private `Gold` and `Outcome`;
 //! the tests pin each verdict code and reason the spec lists.
 
