@@ -21,6 +21,7 @@ use crate::metric::{self, exact_match, GroupingEntry, Metric, MetricEntry, Resou
 /// The gold file formats, by `[dataset] format`.
 pub const FORMATS: &[FormatEntry] = &[
     dataset::spider::ENTRY,
+    dataset::bird::ENTRY,
     dataset::classical::ENTRY,
     dataset::interactions::ENTRY,
     dataset::sqleval::ENTRY,

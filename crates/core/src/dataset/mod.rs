@@ -2,6 +2,7 @@
 //! nothing about SQL semantics. A new format is one module here that defines its
 //! [`FormatEntry`] (`pub const ENTRY`), and one line in [`crate::registry::FORMATS`].
 
+pub mod bird;
 pub mod classical;
 
 pub mod interactions;
@@ -97,6 +98,8 @@ pub struct Item {
     pub gold: String,
     /// The natural-language question, where the dataset has one.
     pub question: Option<String>,
+    /// The external knowledge the model is given with the question (BIRD's `evidence`).
+    pub evidence: Option<String>,
     /// Where the item comes from, for messages: `file:line` or `file#index`.
     pub source: String,
     /// For conversational datasets (SParC, CoSQL): the interaction and the turn in it.
@@ -145,6 +148,7 @@ impl Item {
             db_id: db_id.into(),
             gold: gold.into(),
             question: None,
+            evidence: None,
             source: source.into(),
             turn: None,
             groups: Vec::new(),

@@ -1,15 +1,167 @@
-//! Prediction files: one predicted query per line, aligned with the gold.
+//! Prediction files, aligned with the gold:
 //!
-//! Each line is trimmed with Python's `str.strip()` and cut at its first tab (some submissions
-//! write `SQL<TAB>db_id`). An empty line or garbage is still a prediction: it is judged, and fails
-//! with its reason. Unlike the reference reader, a blank line does not start a new interaction.
+//! * one prediction per line ([`read_lines`]): each line is trimmed with Python's `str.strip()`
+//!   and cut at its first tab (some submissions write `SQL<TAB>db_id`). An empty line or
+//!   garbage is still a prediction: it is judged, and fails with its reason. Unlike the
+//!   reference reader, a blank line does not start a new interaction;
+//! * keyed by the item's 0-based index ([`read_keyed`]): JSON lines (`.jsonl`) or a JSON array
+//!   (`.json`) of objects with `index` and the prediction in `prediction`, `sql` or `text`; or a
+//!   JSON object (`.json`) whose keys are the indexes and whose values are the predictions, as
+//!   BIRD's baselines write them (`{"0": "SELECT …", …}`).
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use super::DatasetError;
+use serde_json::Value;
+
+use super::{read_text, DatasetError};
 use sqlsuite_reference::python::python_strip;
+
+/// The fields a keyed prediction's text may be in, in the order they are looked for.
+const PREDICTION_FIELDS: [&str; 3] = ["prediction", "sql", "text"];
+
+/// Reads the predictions of `items` items: keyed ([`read_keyed`]) for a `.json` or `.jsonl`
+/// file, else one per line ([`read_lines`]). `gold_file` is named in errors.
+pub fn read(path: &Path, items: usize, gold_file: &Path) -> Result<Vec<String>, DatasetError> {
+    if is_json(path) || is_jsonl(path) {
+        read_keyed(path, items, gold_file)
+    } else {
+        read_lines(path)
+    }
+}
+
+/// Reads predictions keyed by the item's 0-based index (see the module documentation); every
+/// item must have one, and no index two.
+pub fn read_keyed(
+    path: &Path,
+    items: usize,
+    gold_file: &Path,
+) -> Result<Vec<String>, DatasetError> {
+    let text = read_text(path)?;
+    let object = match is_jsonl(path) {
+        true => None,
+        false => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => Some(map),
+            _ => None,
+        },
+    };
+    let keyed = match object {
+        Some(map) => keyed_object(path, map)?,
+        None => keyed_objects(path, &text)?,
+    };
+    let mut by_index: BTreeMap<usize, String> = BTreeMap::new();
+    for (index, prediction, error) in keyed {
+        if index >= items {
+            return Err(error(format!(
+                "index {index} is past the gold's {items} items ({})",
+                gold_file.display()
+            )));
+        }
+        if by_index.insert(index, prediction).is_some() {
+            return Err(error(format!("index {index} appears twice")));
+        }
+    }
+    (0..items)
+        .map(|i| {
+            by_index.remove(&i).ok_or_else(|| DatasetError::File {
+                path: path.to_path_buf(),
+                message: format!(
+                    "no prediction for item {i} of gold file {}",
+                    gold_file.display()
+                ),
+            })
+        })
+        .collect()
+}
+
+/// A keyed prediction: its index, its text, and how to make an error about it.
+type Keyed = (usize, String, Box<dyn Fn(String) -> DatasetError>);
+
+/// `{"0": "SELECT …", …}`: each key an index, each value a prediction.
+fn keyed_object(path: &Path, map: serde_json::Map<String, Value>) -> Result<Vec<Keyed>, DatasetError> {
+    map.into_iter()
+        .map(|(key, value)| {
+            let file = path.to_path_buf();
+            let what = key.clone();
+            let error: Box<dyn Fn(String) -> DatasetError> =
+                Box::new(move |message| DatasetError::File {
+                    path: file.clone(),
+                    message: format!("key {what:?}: {message}"),
+                });
+            let Ok(index) = key.parse::<usize>() else {
+                return Err(error("a key must be an item's 0-based index".into()));
+            };
+            let Value::String(prediction) = value else {
+                return Err(error(format!("the prediction must be a string: {value}")));
+            };
+            Ok((index, prediction, error))
+        })
+        .collect()
+}
+
+/// JSON lines or a JSON array of `{"index": …, "prediction": …}` objects.
+fn keyed_objects(path: &Path, text: &str) -> Result<Vec<Keyed>, DatasetError> {
+    json_objects(path, text)?
+        .into_iter()
+        .enumerate()
+        .map(|(k, (_, line, v))| {
+            let file = path.to_path_buf();
+            // A JSON array has no line per object: its errors name the object.
+            let error: Box<dyn Fn(String) -> DatasetError> = Box::new(move |message| match line {
+                0 => DatasetError::File {
+                    path: file.clone(),
+                    message: format!("object {k}: {message}"),
+                },
+                line => DatasetError::Line {
+                    path: file.clone(),
+                    line,
+                    message,
+                },
+            });
+            let Some(index) = v.get("index").and_then(Value::as_u64) else {
+                return Err(error("no `index` (the item's 0-based position)".into()));
+            };
+            let Some(Value::String(prediction)) =
+                PREDICTION_FIELDS.iter().find_map(|f| v.get(*f))
+            else {
+                return Err(error("no `prediction` text".into()));
+            };
+            Ok((index as usize, prediction.clone(), error))
+        })
+        .collect()
+}
+
+/// The objects of a JSON array or JSON-lines file, each with where it is (`file#index` or
+/// `file:line`) and its line (for errors).
+pub(crate) fn json_objects(path: &Path, text: &str) -> Result<Vec<(String, usize, Value)>, DatasetError> {
+    let line_error = |line: usize, message: String| DatasetError::Line {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    if text.trim_start().starts_with('[') {
+        let values: Vec<Value> =
+            serde_json::from_str(text).map_err(|e| line_error(e.line(), e.to_string()))?;
+        return Ok(values
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| (format!("{}#{i}", path.display()), 0, v))
+            .collect());
+    }
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(line).map_err(|e| line_error(n + 1, e.to_string()))?;
+        out.push((format!("{}:{}", path.display(), n + 1), n + 1, v));
+    }
+    Ok(out)
+}
+
+
 
 /// Reads one prediction per line, a line at a time: the file is never held whole beside its
 /// predictions (a 600 MB file of hostile predictions took twice its size to read).
@@ -64,10 +216,15 @@ pub(crate) fn prediction_of_line(line: &str) -> String {
     line.split('\t').next().unwrap_or_default().to_owned()
 }
 
-/// A JSON-lines file, by its extension (`.jsonl`, any case): the keyed prediction files.
+/// A JSON-lines file, by its extension (`.jsonl`, any case).
 pub(crate) fn is_jsonl(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
+}
+
+/// A JSON file, by its extension (`.json`, any case).
+pub(crate) fn is_json(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
 #[cfg(test)]

@@ -13,13 +13,14 @@ use super::{predictions, read_text, DatasetError, FormatEntry, Inputs, Item, Tur
 use sqlsuite_reference::python::python_strip;
 
 /// Reads a Spider gold file (`.json` by extension, otherwise `SQL<TAB>db_id` lines).
-/// `format = "spider"` in the registry: gold lines or `dev.json`, one prediction per line.
+/// `format = "spider"` in the registry: gold lines or `dev.json`; predictions one per line, or
+/// keyed by index in a `.json` / `.jsonl` file ([`predictions::read`]).
 pub const ENTRY: FormatEntry = FormatEntry {
     name: "spider",
     table_columns: false,
     default_metric: "exec",
     read_gold: |inputs: &Inputs| read_gold(&inputs.gold),
-    read_predictions: |p, _, _| predictions::read_lines(&p.file),
+    read_predictions: |p, inputs, items| predictions::read(&p.file, items.len(), &inputs.gold),
     unit: super::lines,
 };
 

@@ -12,7 +12,6 @@
 //! Predictions are one text per line aligned with the gold, or JSON lines keyed by the item's
 //! 0-based `index` with the text in `prediction` or `text`.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -29,39 +28,11 @@ pub const ENTRY: FormatEntry = FormatEntry {
     unit: super::lines,
 };
 
-/// The objects of a JSON array or JSON-lines file, each with where it is (`file#index` or
-/// `file:line`) and its line (for errors).
-fn objects(path: &Path, text: &str) -> Result<Vec<(String, usize, Value)>, DatasetError> {
-    let line_error = |line: usize, message: String| DatasetError::Line {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
-    if text.trim_start().starts_with('[') {
-        let values: Vec<Value> =
-            serde_json::from_str(text).map_err(|e| line_error(e.line(), e.to_string()))?;
-        return Ok(values
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| (format!("{}#{i}", path.display()), 0, v))
-            .collect());
-    }
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v: Value = serde_json::from_str(line).map_err(|e| line_error(n + 1, e.to_string()))?;
-        out.push((format!("{}:{}", path.display(), n + 1), n + 1, v));
-    }
-    Ok(out)
-}
-
 /// Reads a SQL-to-text gold file.
 pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
     let text = read_text(path)?;
     let mut items = Vec::new();
-    for (source, line, v) in objects(path, &text)? {
+    for (source, line, v) in predictions::json_objects(path, &text)? {
         let error = |message: String| match line {
             0 => DatasetError::File {
                 path: path.to_path_buf(),
@@ -118,60 +89,14 @@ pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
     super::spider::non_empty(path, items)
 }
 
-/// Reads predictions: JSON lines keyed by `index`, or one text per line.
+/// Reads predictions: one text per line, or keyed by the item's index
+/// ([`predictions::read_keyed`]).
 pub fn read_predictions(
     path: &Path,
     items: &[Item],
     gold_file: &Path,
 ) -> Result<Vec<String>, DatasetError> {
-    if !predictions::is_jsonl(path) {
-        return predictions::read_lines(path);
-    }
-    let text = read_text(path)?;
-    let mut by_index: BTreeMap<usize, String> = BTreeMap::new();
-    for (k, (_, line, v)) in objects(path, &text)?.into_iter().enumerate() {
-        // A JSON array has no line per object: its errors name the object.
-        let error = |message: String| match line {
-            0 => DatasetError::File {
-                path: path.to_path_buf(),
-                message: format!("object {k}: {message}"),
-            },
-            line => DatasetError::Line {
-                path: path.to_path_buf(),
-                line,
-                message,
-            },
-        };
-        let index = v
-            .get("index")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| error("no `index` (the item's 0-based position)".into()))?
-            as usize;
-        let Some(Value::String(t)) = v.get("prediction").or_else(|| v.get("text")) else {
-            return Err(error("no `prediction` text".into()));
-        };
-        if index >= items.len() {
-            return Err(error(format!(
-                "index {index} is past the gold's {} items ({})",
-                items.len(),
-                gold_file.display()
-            )));
-        }
-        if by_index.insert(index, t.clone()).is_some() {
-            return Err(error(format!("index {index} appears twice")));
-        }
-    }
-    (0..items.len())
-        .map(|i| {
-            by_index.remove(&i).ok_or_else(|| DatasetError::File {
-                path: path.to_path_buf(),
-                message: format!(
-                    "no prediction for item {i} of gold file {}",
-                    gold_file.display()
-                ),
-            })
-        })
-        .collect()
+    predictions::read(path, items.len(), gold_file)
 }
 
 #[cfg(test)]

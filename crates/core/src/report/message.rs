@@ -33,6 +33,9 @@ pub fn failure(judged: Judged<'_>) -> String {
     if let Some(q) = &item.question {
         out.push_str(&format!("question:   {q}\n"));
     }
+    if let Some(e) = item.evidence.as_deref().filter(|e| !e.is_empty()) {
+        out.push_str(&format!("evidence:   {e}\n"));
+    }
     if let Some(sql) = &item.described_sql {
         out.push_str(&format!("sql:        {sql}\n"));
     }
