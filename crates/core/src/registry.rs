@@ -39,6 +39,7 @@ pub const BACKENDS: &[BackendEntry] = &[
 /// The metrics, by `[metrics.<name>]`, in the order reports show them.
 pub const METRICS: &[MetricEntry] = &[
     metric::exec::ENTRY,
+    metric::ex::ENTRY,
     metric::exact_match::ENTRY,
     metric::sqleval::ENTRY,
     #[cfg(feature = "pcm")]

@@ -80,6 +80,10 @@ pub struct CompareOptions {
     pub order_matters: bool,
     /// Relative tolerance for numbers; 0 means exact Python equality (official).
     pub float_tolerance: f64,
+    /// The rows are compared as sets of tuples, each column in its place (BIRD's EX:
+    /// `set(prediction) == set(gold)`): duplicates and order do not count, and no column
+    /// permutation is tried. `order_matters` and `float_tolerance` do not apply.
+    pub as_sets: bool,
 }
 
 /// Why two denotations differ.
@@ -173,6 +177,9 @@ pub fn compare(
     options: CompareOptions,
 ) -> Result<(), Difference> {
     let (g, p) = (&gold.rows, &pred.rows);
+    if options.as_sets {
+        return compare_sets(g, p);
+    }
     if g.is_empty() && p.is_empty() {
         return Ok(());
     }
@@ -200,10 +207,35 @@ pub fn compare(
 /// building the [`Difference`].
 pub fn equivalent(gold: &ResultTable, pred: &ResultTable, options: CompareOptions) -> bool {
     let (g, p) = (&gold.rows, &pred.rows);
+    if options.as_sets {
+        return compare_sets(g, p).is_ok();
+    }
     if g.is_empty() && p.is_empty() {
         return true;
     }
     g.len() == p.len() && g[0].len() == p[0].len() && same_answer(g, p, options)
+}
+
+/// The rows as sets of Python tuples (`CompareOptions::as_sets`): equal when every distinct row
+/// of each is a row of the other, under Python's equality (`1 == 1.0`). The difference names
+/// the distinct rows only one side has, each side in its own order.
+fn compare_sets(g: &[Vec<Value>], p: &[Vec<Value>]) -> Result<(), Difference> {
+    let gold: HashSet<&[Value]> = g.iter().map(Vec::as_slice).collect();
+    let pred: HashSet<&[Value]> = p.iter().map(Vec::as_slice).collect();
+    if gold == pred {
+        return Ok(());
+    }
+    let only = |rows: &[Vec<Value>], other: &HashSet<&[Value]>| {
+        let mut seen = HashSet::new();
+        rows.iter()
+            .filter(|r| !other.contains(r.as_slice()) && seen.insert(r.as_slice()))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    Err(Difference::Rows {
+        only_gold: only(g, &pred),
+        only_predicted: only(p, &gold),
+    })
 }
 
 /// The quick rejection and the column permutation search, on tables of equal, non-zero size.
@@ -432,15 +464,58 @@ mod tests {
     const BAG: CompareOptions = CompareOptions {
         order_matters: false,
         float_tolerance: 0.0,
+        as_sets: false,
     };
     const ORDERED: CompareOptions = CompareOptions {
         order_matters: true,
         float_tolerance: 0.0,
+        as_sets: false,
     };
     const TOLERANT: CompareOptions = CompareOptions {
         order_matters: false,
         float_tolerance: 1e-9,
+        as_sets: false,
     };
+
+    #[test]
+    fn as_sets_duplicates_and_order_do_not_count_but_columns_do() {
+        let sets = CompareOptions {
+            as_sets: true,
+            ..BAG
+        };
+        let g = table(vec![vec![Value::Int(1), t("a")], vec![Value::Int(2), t("b")]]);
+        // BIRD's EX: duplicates, order and 1 == 1.0 are all the same set.
+        let p = table(vec![
+            vec![Value::Real(2.0), t("b")],
+            vec![Value::Int(1), t("a")],
+            vec![Value::Int(2), t("b")],
+        ]);
+        assert_eq!(compare(&g, &p, sets), Ok(()));
+        assert!(equivalent(&g, &p, sets));
+        // Columns in another order are other tuples.
+        let swapped = table(vec![vec![t("a"), Value::Int(1)], vec![t("b"), Value::Int(2)]]);
+        assert_eq!(compare(&g, &swapped, BAG), Ok(()));
+        match compare(&g, &swapped, sets) {
+            Err(Difference::Rows {
+                only_gold,
+                only_predicted,
+            }) => {
+                assert_eq!(only_gold.len(), 2);
+                assert_eq!(only_predicted.len(), 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        // A missing row, and a repeated one listed once.
+        let fewer = table(vec![vec![Value::Int(1), t("a")], vec![Value::Int(1), t("a")]]);
+        assert_eq!(
+            compare(&g, &fewer, sets),
+            Err(Difference::Rows {
+                only_gold: vec![vec![Value::Int(2), t("b")]],
+                only_predicted: vec![],
+            })
+        );
+        assert!(equivalent(&table(vec![]), &table(vec![]), sets));
+    }
 
     #[test]
     fn both_empty_are_equal_even_with_different_columns() {

@@ -72,10 +72,11 @@ impl ExecOptions {
     pub fn gold_plan(&self, gold: &str) -> GoldPlan {
         let text = self.prepare(gold);
         GoldPlan {
-            sql: replace_cur_year(&text),
+            sql: self.runnable(&text),
             compare: CompareOptions {
-                order_matters: text.to_lowercase().contains("order by"),
+                order_matters: !self.bird() && text.to_lowercase().contains("order by"),
                 float_tolerance: self.float_tolerance.unwrap_or(0.0),
+                as_sets: self.bird(),
             },
             text,
         }
@@ -83,18 +84,36 @@ impl ExecOptions {
 
     /// The plan of a prediction.
     pub fn prediction_plan(&self, prediction: &str) -> PredictionPlan {
-        let text = if self.replace_value_placeholder {
+        let text = if self.replace_value_placeholder && !self.bird() {
             self.prepare(&prediction.replace("value", "1"))
         } else {
             self.prepare(prediction)
         };
         PredictionPlan {
-            sql: replace_cur_year(&text),
+            sql: self.runnable(&text),
             text,
         }
     }
 
+    /// What runs of a prepared text: the Spider evaluator's current year substituted, except
+    /// for BIRD, which runs its queries as written.
+    fn runnable(&self, text: &str) -> String {
+        if self.bird() {
+            text.to_owned()
+        } else {
+            replace_cur_year(text)
+        }
+    }
+
+    /// BIRD's EX (`compat = "bird"`): both queries run as written, their rows compared as sets.
+    fn bird(&self) -> bool {
+        self.compat == Some(ExecCompat::Bird)
+    }
+
     fn prepare(&self, sql: &str) -> String {
+        if self.bird() {
+            return sql.to_owned();
+        }
         let fixed = if self.repair_operators {
             fix_tokenized_operators(sql)
         } else {

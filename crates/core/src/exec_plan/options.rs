@@ -35,8 +35,8 @@ pub struct ExecOptions {
     /// classical evaluator's `30 s + 3 × gold time`, made deterministic; SQLite only).
     pub gold_relative_budget: Option<RelativeBudget>,
     /// Reproduce a reference evaluator exactly: `test_suite_sql_eval` (the official Spider,
-    /// SParC, CoSQL and classical evaluator). Absent: the metric as specified, which differs
-    /// only in `tie_aware_order`'s default.
+    /// SParC, CoSQL and classical evaluator) or `bird` (BIRD's EX). Absent: the metric as
+    /// specified, which differs from `test_suite_sql_eval` only in `tie_aware_order`'s default.
     pub compat: Option<ExecCompat>,
     /// Tie-aware ORDER BY / LIMIT: rows with equal sort keys may come in any order, and a tie
     /// at a LIMIT may be broken either way. Absent: on, unless `compat` is set (then off; on
@@ -50,6 +50,10 @@ pub struct ExecOptions {
 pub enum ExecCompat {
     /// `taoyds/test-suite-sql-eval`, `evaluation.py --etype exec`.
     TestSuiteSqlEval,
+    /// BIRD's `evaluation_ex.py`: both queries run as written (no DISTINCT removed, no
+    /// placeholder replaced, no operator repaired), and the prediction is correct iff its rows
+    /// as a set of tuples equal the gold's (`CompareOptions::as_sets`); any error is incorrect.
+    Bird,
 }
 
 /// `gold_relative_budget = { floor = …, multiplier = … }`: a prediction may take
@@ -103,6 +107,12 @@ impl FromSection for ExecOptions {
             return Err(section.error(
                 "[metrics.exec] tie_aware_order = true contradicts compat: the reference \
                  compares ordered rows exactly",
+            ));
+        }
+        if options.compat == Some(ExecCompat::Bird) && options.plug_value {
+            return Err(section.error(
+                "[metrics.exec] plug_value is the Spider evaluator's; compat = \"bird\" runs the \
+                 prediction as written",
             ));
         }
         Ok(ExecOptions { limits, ..options })

@@ -229,6 +229,7 @@ pub fn admits(
             let bag = CompareOptions {
                 order_matters: false,
                 float_tolerance: tol,
+                as_sets: false,
             };
             Ok(equivalent(gold, pred, bag).then_some(UNORDERED))
         }

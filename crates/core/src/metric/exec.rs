@@ -44,6 +44,8 @@ fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, Manife
 /// The execution-match metric.
 #[derive(Debug, Clone)]
 pub struct Exec {
+    /// Its name: `exec`, or `ex` for BIRD's EX ([`super::ex`]).
+    name: &'static str,
     options: ExecOptions,
     limits: Limits,
     /// Each gold text planned once, for every prediction set that meets it.
@@ -86,8 +88,14 @@ const SHOWN_ROWS: usize = 5;
 impl Exec {
     /// The metric with `options`.
     pub fn new(options: ExecOptions) -> Exec {
+        Exec::named("exec", options)
+    }
+
+    /// The metric with `options`, under another name than `exec` (BIRD's `ex`).
+    pub fn named(name: &'static str, options: ExecOptions) -> Exec {
         let limits = options.limits.limits();
         Exec {
+            name,
             options,
             limits,
             planned: Arc::default(),
@@ -221,8 +229,12 @@ impl Exec {
             }
         };
         // A prediction with more rows than the gold is wrong whatever its rows are: stop
-        // fetching there (cartesian products then cost nothing).
-        let cap = gold.rows.len().min(self.limits.max_rows);
+        // fetching there (cartesian products then cost nothing). Not so for rows compared as
+        // sets, where duplicates do not count.
+        let cap = match g.compare.as_sets {
+            true => self.limits.max_rows,
+            false => gold.rows.len().min(self.limits.max_rows),
+        };
         let limits = Limits {
             max_rows: cap,
             max_steps: self
@@ -244,7 +256,7 @@ impl Exec {
         });
         let pred = match pred.as_ref() {
             Ok(t) => t,
-            Err(QueryError::TooManyRows { limit }) if *limit == cap => {
+            Err(QueryError::TooManyRows { limit }) if *limit == cap && !g.compare.as_sets => {
                 let reason = format!(
                     "row count differs{on_db}: gold has {cap}, prediction has more than {cap}"
                 );
@@ -350,7 +362,7 @@ fn correct_skipping(
 
 impl Metric for Exec {
     fn name(&self) -> &'static str {
-        "exec"
+        self.name
     }
 
     fn evaluate(
@@ -523,6 +535,53 @@ mod tests {
         let item = Item::new(0, "db", gold, "test");
         let ex = Executor::new(Box::new(Sqlite), None);
         Exec::new(options).evaluate(&item, pred, &dbs, &ex)
+    }
+
+    /// BIRD's EX and the strict execution match BIRD's manifests hold beside it, on one pair.
+    fn bird_ex_and_strict(gold: &str, pred: &str) -> (String, String) {
+        let strict = ExecOptions {
+            keep_distinct: true,
+            replace_value_placeholder: false,
+            repair_operators: false,
+            ..ExecOptions::default()
+        };
+        let ex = super::super::ex::options(QueryLimits::default());
+        (judge(ex, gold, pred).code, judge(strict, gold, pred).code)
+    }
+
+    #[test]
+    fn bird_ex_compares_sets_where_the_strict_match_counts_duplicates_and_order() {
+        let both = |g: &str, p: &str| bird_ex_and_strict(g, p);
+        // A missing DISTINCT, a missing ORDER BY, duplicates: the same set.
+        assert_eq!(
+            both("SELECT DISTINCT name FROM s", "SELECT name FROM s"),
+            ("correct".into(), "row_count".into())
+        );
+        assert_eq!(
+            both("SELECT name FROM s ORDER BY age DESC", "SELECT name FROM s"),
+            ("correct".into(), "order".into())
+        );
+        assert_eq!(
+            both(
+                "SELECT DISTINCT name FROM s ORDER BY age DESC",
+                "SELECT DISTINCT name FROM s ORDER BY age"
+            ),
+            ("correct".into(), "order".into())
+        );
+        // Columns in another order are other tuples for BIRD; the strict match allows them.
+        assert_eq!(
+            both("SELECT name, age FROM s", "SELECT age, name FROM s"),
+            ("rows_differ".into(), "correct".into())
+        );
+        // 1 == 1.0; `value` is no placeholder and DISTINCT stays.
+        assert_eq!(
+            both("SELECT age FROM s WHERE value = 1", "SELECT age * 1.0 FROM s WHERE value = 1"),
+            ("correct".into(), "correct".into())
+        );
+        assert_eq!(
+            both("SELECT count(*) FROM s", "SELECT count(*) FROM nowhere").0,
+            "sql_error"
+        );
     }
 
     fn official(gold: &str, pred: &str) -> Verdict {

@@ -6,6 +6,7 @@
 //! (`pub const ENTRY`), and one line in [`crate::registry::METRICS`].
 
 pub mod bleu;
+pub mod ex;
 pub mod exact_match;
 pub mod exec;
 #[cfg(feature = "pcm")]
