@@ -6,6 +6,8 @@
 //! metrics (each metric builds on its reference), its dataset readers and result denotations
 //! (which need [`python`]'s semantics) and the reader of Spider's [`tables`] file.
 //!
+//! * [`bird`]: BIRD's evaluation scripts: the one statement Python's `sqlite3` runs, Soft-F1,
+//!   R-VES's rewards.
 //! * [`spider_sql`]: the official Spider evaluator's SQL parser, hardness and component
 //!   comparison (exact set match).
 //! * [`spider_text`]: the Spider test-suite evaluator's query-text preprocessing before
@@ -21,6 +23,7 @@
 
 #![deny(missing_docs)]
 
+pub mod bird;
 pub mod defog;
 #[cfg(feature = "pcm")]
 pub mod pcm;

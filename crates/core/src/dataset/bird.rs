@@ -10,15 +10,20 @@
 //! no question, evidence or difficulty.
 //!
 //! Predictions are the baselines' JSON object keyed by the item's index, each value
-//! `SQL\t----- bird -----\tdb_id` as BIRD's evaluation scripts read it (the text before the
-//! separator is the prediction, verbatim: several lines, a markdown fence or prose included);
-//! or any of the other prediction files ([`predictions::read`]).
+//! `SQL\t----- bird -----\tdb_id`, read as BIRD's evaluation scripts read it: with exactly one
+//! separator the text before it, verbatim (several lines, a markdown fence or prose included);
+//! with none or several, the whole value stripped (Python's `str.strip()`); a value that is not
+//! a string (`null`), a single space. The scripts pair the values with the gold in the file's
+//! key order; here a value goes to the item its key names (the same for every shipped file,
+//! whose keys run `"0"` … `"499"` in order). Or any of the other prediction files
+//! ([`predictions::read`]).
 
 use std::path::Path;
 
 use serde_json::Value;
 
 use super::{predictions, read_text, DatasetError, FormatEntry, Inputs, Item};
+use sqlsuite_reference::python::python_strip;
 
 /// What separates the SQL from the `db_id` in a BIRD prediction.
 pub const SEPARATOR: &str = "\t----- bird -----\t";
@@ -80,21 +85,32 @@ fn item(path: &Path, index: usize, v: &Value) -> Result<Item, DatasetError> {
     })
 }
 
-/// Reads predictions: BIRD's JSON object, whose values are cut at [`SEPARATOR`]; or any other
+/// Reads predictions: BIRD's JSON object (see the module documentation); or any other
 /// prediction file.
 pub fn read_predictions(
     path: &Path,
     items: usize,
     gold_file: &Path,
 ) -> Result<Vec<String>, DatasetError> {
-    let predictions = predictions::read(path, items, gold_file)?;
-    Ok(predictions
-        .into_iter()
-        .map(|p| match p.split_once(SEPARATOR) {
-            Some((sql, _db_id)) => sql.to_owned(),
-            None => p,
-        })
-        .collect())
+    if predictions::is_json(path) {
+        let text = read_text(path)?;
+        if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(&text) {
+            let keyed = predictions::keyed_object(path, map, |v| Ok(prediction_of(v)))?;
+            return predictions::align(path, keyed, items, gold_file);
+        }
+    }
+    predictions::read(path, items, gold_file)
+}
+
+/// The SQL BIRD's scripts take from one value of a prediction file.
+fn prediction_of(value: Value) -> String {
+    match value {
+        Value::String(s) => match s.matches(SEPARATOR).count() {
+            1 => s.split_once(SEPARATOR).map_or(s.clone(), |(sql, _)| sql.to_owned()),
+            _ => python_strip(&s).to_owned(),
+        },
+        _ => " ".to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -131,6 +147,13 @@ mod tests {
             read_predictions(&p, 2, &gold).unwrap(),
             ["SELECT count(*)\nFROM t", "```sql\nSELECT name FROM t\n```"]
         );
+        // No separator, or two: the whole value stripped; not a string: a space.
+        std::fs::write(
+            &p,
+            "{\"0\": \"  SELECT 1\\n\", \"1\": null}",
+        )
+        .unwrap();
+        assert_eq!(read_predictions(&p, 2, &gold).unwrap(), ["SELECT 1", " "]);
         std::fs::write(&p, "{\"0\": \"x\", \"two\": \"y\"}").unwrap();
         let e = read_predictions(&p, 2, &gold).unwrap_err().to_string();
         assert!(e.contains("key \"two\""), "{e}");

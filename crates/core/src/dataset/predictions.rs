@@ -48,9 +48,22 @@ pub fn read_keyed(
         },
     };
     let keyed = match object {
-        Some(map) => keyed_object(path, map)?,
+        Some(map) => keyed_object(path, map, |value| match value {
+            Value::String(prediction) => Ok(prediction),
+            other => Err(format!("the prediction must be a string: {other}")),
+        })?,
         None => keyed_objects(path, &text)?,
     };
+    align(path, keyed, items, gold_file)
+}
+
+/// Keyed predictions in the items' order: every item must have one, and no index two.
+pub(crate) fn align(
+    path: &Path,
+    keyed: Vec<Keyed>,
+    items: usize,
+    gold_file: &Path,
+) -> Result<Vec<String>, DatasetError> {
     let mut by_index: BTreeMap<usize, String> = BTreeMap::new();
     for (index, prediction, error) in keyed {
         if index >= items {
@@ -77,10 +90,15 @@ pub fn read_keyed(
 }
 
 /// A keyed prediction: its index, its text, and how to make an error about it.
-type Keyed = (usize, String, Box<dyn Fn(String) -> DatasetError>);
+pub(crate) type Keyed = (usize, String, Box<dyn Fn(String) -> DatasetError>);
 
-/// `{"0": "SELECT …", …}`: each key an index, each value a prediction.
-fn keyed_object(path: &Path, map: serde_json::Map<String, Value>) -> Result<Vec<Keyed>, DatasetError> {
+/// `{"0": "SELECT …", …}`: each key an index, each value a prediction as `prediction` makes it
+/// (or why it cannot).
+pub(crate) fn keyed_object(
+    path: &Path,
+    map: serde_json::Map<String, Value>,
+    prediction: impl Fn(Value) -> Result<String, String>,
+) -> Result<Vec<Keyed>, DatasetError> {
     map.into_iter()
         .map(|(key, value)| {
             let file = path.to_path_buf();
@@ -93,10 +111,10 @@ fn keyed_object(path: &Path, map: serde_json::Map<String, Value>) -> Result<Vec<
             let Ok(index) = key.parse::<usize>() else {
                 return Err(error("a key must be an item's 0-based index".into()));
             };
-            let Value::String(prediction) = value else {
-                return Err(error(format!("the prediction must be a string: {value}")));
-            };
-            Ok((index, prediction, error))
+            match prediction(value) {
+                Ok(prediction) => Ok((index, prediction, error)),
+                Err(why) => Err(error(why)),
+            }
         })
         .collect()
 }

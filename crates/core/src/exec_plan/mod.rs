@@ -13,6 +13,7 @@ pub mod order;
 pub mod ties;
 
 use crate::denotation::CompareOptions;
+use sqlsuite_reference::bird::{self, Statement};
 use sqlsuite_reference::plug_value::{self, Plug};
 use sqlsuite_reference::spider_text::{fix_tokenized_operators, replace_cur_year};
 use sqlsuite_reference::sqlparse::remove_distinct;
@@ -36,8 +37,12 @@ pub struct GoldPlan {
 pub struct PredictionPlan {
     /// Prepared as the reference prepares it.
     pub text: String,
-    /// What runs.
+    /// What runs. Empty where nothing runs and no row comes back (BIRD: white space, comments,
+    /// a lone `;`, as Python's `sqlite3` runs them).
     pub sql: String,
+    /// Why the prediction cannot run at all (BIRD: several statements, which Python's
+    /// `sqlite3` refuses); `None` for a prediction that runs.
+    pub refused: Option<&'static str>,
 }
 
 /// The prediction with the gold's values plugged into its value slots (`plug_value`).
@@ -84,7 +89,19 @@ impl ExecOptions {
 
     /// The plan of a prediction.
     pub fn prediction_plan(&self, prediction: &str) -> PredictionPlan {
-        let text = if self.replace_value_placeholder && !self.bird() {
+        if self.bird() {
+            let (sql, refused) = match bird::statement(prediction) {
+                Statement::Empty => (String::new(), None),
+                Statement::One(sql) => (sql.to_owned(), None),
+                Statement::Several => (String::new(), Some(bird::SEVERAL_STATEMENTS)),
+            };
+            return PredictionPlan {
+                text: prediction.to_owned(),
+                sql,
+                refused,
+            };
+        }
+        let text = if self.replace_value_placeholder {
             self.prepare(&prediction.replace("value", "1"))
         } else {
             self.prepare(prediction)
@@ -92,6 +109,7 @@ impl ExecOptions {
         PredictionPlan {
             sql: self.runnable(&text),
             text,
+            refused: None,
         }
     }
 

@@ -245,7 +245,12 @@ impl Exec {
             timeout,
             ..self.limits
         };
-        let pred = executor.prediction(db, pred_sql, &limits);
+        // Nothing to run (BIRD: an empty or comment-only prediction) fetches no row.
+        let nothing = || Arc::new(Ok(ResultTable::default()));
+        let pred = match pred_sql.is_empty() {
+            true => nothing(),
+            false => executor.prediction(db, pred_sql, &limits),
+        };
         *steps = Some(Steps {
             gold: gold.steps,
             prediction: match pred.as_ref() {
@@ -400,10 +405,14 @@ impl Exec {
         databases: &[Database],
         executor: &Executor,
     ) -> Verdict {
-        if python_strip(prediction).is_empty() {
+        let bird = self.options.compat == Some(ExecCompat::Bird);
+        if python_strip(prediction).is_empty() && !bird {
             return Verdict::incorrect("empty", "empty prediction", "");
         }
         let pred = self.options.prediction_plan(prediction);
+        if let Some(why) = pred.refused {
+            return Verdict::incorrect("sql_error", format!("prediction failed: {why}"), "");
+        }
         let (gold_sql, pred_sql) = (g.sql, pred.sql.as_str());
         let mut executed = String::new();
         if pred_sql != prediction {
@@ -582,6 +591,17 @@ mod tests {
             both("SELECT count(*) FROM s", "SELECT count(*) FROM nowhere").0,
             "sql_error"
         );
+        // One statement, as Python's sqlite3 runs it: a trailing `;` and comment are fine, a
+        // second statement is an error, and nothing at all fetches no row (right where the
+        // gold's answer is empty).
+        let ex = |g: &str, p: &str| bird_ex_and_strict(g, p).0;
+        assert_eq!(ex("SELECT name FROM s", "SELECT name FROM s; -- done"), "correct");
+        assert_eq!(ex("SELECT name FROM s", "SELECT name FROM s; SELECT 1"), "sql_error");
+        assert_eq!(ex("SELECT name FROM s", "SELECT name FROM s;;"), "sql_error");
+        assert_eq!(ex("SELECT name FROM s WHERE age > 99", " -- none"), "correct");
+        assert_eq!(ex("SELECT name FROM s WHERE age > 99", ""), "correct");
+        assert_eq!(ex("SELECT name FROM s", ""), "rows_differ");
+        assert_eq!(ex("SELECT name FROM s", "```sql\nSELECT name FROM s\n```"), "sql_error");
     }
 
     fn official(gold: &str, pred: &str) -> Verdict {
