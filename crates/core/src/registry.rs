@@ -40,6 +40,8 @@ pub const BACKENDS: &[BackendEntry] = &[
 pub const METRICS: &[MetricEntry] = &[
     metric::exec::ENTRY,
     metric::ex::ENTRY,
+    metric::soft_f1::ENTRY,
+    metric::r_ves::ENTRY,
     metric::exact_match::ENTRY,
     metric::sqleval::ENTRY,
     #[cfg(feature = "pcm")]

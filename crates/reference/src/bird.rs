@@ -148,7 +148,11 @@ pub fn soft_f1<V: Eq + Hash>(prediction: &[Vec<V>], gold: &[Vec<V>]) -> f64 {
     }
     fp += prediction.len().saturating_sub(gold.len()) as f64;
     let precision = if tp + fp == 0.0 { 0.0 } else { tp / (tp + fp) };
-    let recall = if tp + fn_ == 0.0 { 0.0 } else { tp / (tp + fn_) };
+    let recall = if tp + fn_ == 0.0 {
+        0.0
+    } else {
+        tp / (tp + fn_)
+    };
     if precision + recall == 0.0 {
         0.0
     } else {
@@ -193,7 +197,10 @@ mod tests {
         assert_eq!(statement("SELECT 1;"), Statement::One("SELECT 1"));
         assert_eq!(statement("SELECT 1; -- done\n"), Statement::One("SELECT 1"));
         assert_eq!(statement("SELECT 1; /* open"), Statement::One("SELECT 1"));
-        assert_eq!(statement("SELECT ';' FROM t"), Statement::One("SELECT ';' FROM t"));
+        assert_eq!(
+            statement("SELECT ';' FROM t"),
+            Statement::One("SELECT ';' FROM t")
+        );
         assert_eq!(
             statement("SELECT \"a;b\", [c;d] FROM t -- x;y"),
             Statement::One("SELECT \"a;b\", [c;d] FROM t -- x;y")
@@ -220,7 +227,10 @@ mod tests {
         assert_eq!(soft_f1(&rows(&[&[1], &[2]]), &rows(&[&[1], &[2]])), 1.0);
         assert_eq!(soft_f1(&rows(&[&[2], &[1]]), &rows(&[&[1], &[2]])), 0.0);
         // Duplicates go before pairing.
-        assert_eq!(soft_f1(&rows(&[&[1], &[1], &[2]]), &rows(&[&[1], &[2]])), 1.0);
+        assert_eq!(
+            soft_f1(&rows(&[&[1], &[1], &[2]]), &rows(&[&[1], &[2]])),
+            1.0
+        );
         // Values counted per occurrence against the gold row's width: (d, d) vs (d,) is 1.0,
         // (1, 1) vs (1, 2) is 0.8.
         assert_eq!(soft_f1(&rows(&[&[7, 7]]), &rows(&[&[7]])), 1.0);

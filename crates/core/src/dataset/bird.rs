@@ -106,7 +106,9 @@ pub fn read_predictions(
 fn prediction_of(value: Value) -> String {
     match value {
         Value::String(s) => match s.matches(SEPARATOR).count() {
-            1 => s.split_once(SEPARATOR).map_or(s.clone(), |(sql, _)| sql.to_owned()),
+            1 => s
+                .split_once(SEPARATOR)
+                .map_or(s.clone(), |(sql, _)| sql.to_owned()),
             _ => python_strip(&s).to_owned(),
         },
         _ => " ".to_owned(),
@@ -148,11 +150,7 @@ mod tests {
             ["SELECT count(*)\nFROM t", "```sql\nSELECT name FROM t\n```"]
         );
         // No separator, or two: the whole value stripped; not a string: a space.
-        std::fs::write(
-            &p,
-            "{\"0\": \"  SELECT 1\\n\", \"1\": null}",
-        )
-        .unwrap();
+        std::fs::write(&p, "{\"0\": \"  SELECT 1\\n\", \"1\": null}").unwrap();
         assert_eq!(read_predictions(&p, 2, &gold).unwrap(), ["SELECT 1", " "]);
         std::fs::write(&p, "{\"0\": \"x\", \"two\": \"y\"}").unwrap();
         let e = read_predictions(&p, 2, &gold).unwrap_err().to_string();
@@ -166,7 +164,11 @@ mod tests {
     fn gold_errors_name_the_item() {
         let dir = tempfile::tempdir().unwrap();
         let gold = dir.path().join("g.json");
-        std::fs::write(&gold, r#"[{"db_id": "a", "SQL": "SELECT 1"}, {"db_id": "a"}]"#).unwrap();
+        std::fs::write(
+            &gold,
+            r#"[{"db_id": "a", "SQL": "SELECT 1"}, {"db_id": "a"}]"#,
+        )
+        .unwrap();
         let e = read_gold(&gold).unwrap_err().to_string();
         assert!(e.contains("g.json: item 1: no `SQL`"), "{e}");
     }

@@ -141,8 +141,7 @@ fn keyed_objects(path: &Path, text: &str) -> Result<Vec<Keyed>, DatasetError> {
             let Some(index) = v.get("index").and_then(Value::as_u64) else {
                 return Err(error("no `index` (the item's 0-based position)".into()));
             };
-            let Some(Value::String(prediction)) =
-                PREDICTION_FIELDS.iter().find_map(|f| v.get(*f))
+            let Some(Value::String(prediction)) = PREDICTION_FIELDS.iter().find_map(|f| v.get(*f))
             else {
                 return Err(error("no `prediction` text".into()));
             };
@@ -153,7 +152,10 @@ fn keyed_objects(path: &Path, text: &str) -> Result<Vec<Keyed>, DatasetError> {
 
 /// The objects of a JSON array or JSON-lines file, each with where it is (`file#index` or
 /// `file:line`) and its line (for errors).
-pub(crate) fn json_objects(path: &Path, text: &str) -> Result<Vec<(String, usize, Value)>, DatasetError> {
+pub(crate) fn json_objects(
+    path: &Path,
+    text: &str,
+) -> Result<Vec<(String, usize, Value)>, DatasetError> {
     let line_error = |line: usize, message: String| DatasetError::Line {
         path: path.to_path_buf(),
         line,
@@ -178,8 +180,6 @@ pub(crate) fn json_objects(path: &Path, text: &str) -> Result<Vec<(String, usize
     }
     Ok(out)
 }
-
-
 
 /// Reads one prediction per line, a line at a time: the file is never held whole beside its
 /// predictions (a 600 MB file of hostile predictions took twice its size to read).
@@ -242,7 +242,8 @@ pub(crate) fn is_jsonl(path: &Path) -> bool {
 
 /// A JSON file, by its extension (`.json`, any case).
 pub(crate) fn is_json(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
 #[cfg(test)]

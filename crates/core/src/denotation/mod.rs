@@ -483,7 +483,10 @@ mod tests {
             as_sets: true,
             ..BAG
         };
-        let g = table(vec![vec![Value::Int(1), t("a")], vec![Value::Int(2), t("b")]]);
+        let g = table(vec![
+            vec![Value::Int(1), t("a")],
+            vec![Value::Int(2), t("b")],
+        ]);
         // BIRD's EX: duplicates, order and 1 == 1.0 are all the same set.
         let p = table(vec![
             vec![Value::Real(2.0), t("b")],
@@ -493,7 +496,10 @@ mod tests {
         assert_eq!(compare(&g, &p, sets), Ok(()));
         assert!(equivalent(&g, &p, sets));
         // Columns in another order are other tuples.
-        let swapped = table(vec![vec![t("a"), Value::Int(1)], vec![t("b"), Value::Int(2)]]);
+        let swapped = table(vec![
+            vec![t("a"), Value::Int(1)],
+            vec![t("b"), Value::Int(2)],
+        ]);
         assert_eq!(compare(&g, &swapped, BAG), Ok(()));
         match compare(&g, &swapped, sets) {
             Err(Difference::Rows {
@@ -506,7 +512,10 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // A missing row, and a repeated one listed once.
-        let fewer = table(vec![vec![Value::Int(1), t("a")], vec![Value::Int(1), t("a")]]);
+        let fewer = table(vec![
+            vec![Value::Int(1), t("a")],
+            vec![Value::Int(1), t("a")],
+        ]);
         assert_eq!(
             compare(&g, &fewer, sets),
             Err(Difference::Rows {

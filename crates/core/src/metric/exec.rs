@@ -584,7 +584,10 @@ mod tests {
         );
         // 1 == 1.0; `value` is no placeholder and DISTINCT stays.
         assert_eq!(
-            both("SELECT age FROM s WHERE value = 1", "SELECT age * 1.0 FROM s WHERE value = 1"),
+            both(
+                "SELECT age FROM s WHERE value = 1",
+                "SELECT age * 1.0 FROM s WHERE value = 1"
+            ),
             ("correct".into(), "correct".into())
         );
         assert_eq!(
@@ -595,13 +598,28 @@ mod tests {
         // second statement is an error, and nothing at all fetches no row (right where the
         // gold's answer is empty).
         let ex = |g: &str, p: &str| bird_ex_and_strict(g, p).0;
-        assert_eq!(ex("SELECT name FROM s", "SELECT name FROM s; -- done"), "correct");
-        assert_eq!(ex("SELECT name FROM s", "SELECT name FROM s; SELECT 1"), "sql_error");
-        assert_eq!(ex("SELECT name FROM s", "SELECT name FROM s;;"), "sql_error");
-        assert_eq!(ex("SELECT name FROM s WHERE age > 99", " -- none"), "correct");
+        assert_eq!(
+            ex("SELECT name FROM s", "SELECT name FROM s; -- done"),
+            "correct"
+        );
+        assert_eq!(
+            ex("SELECT name FROM s", "SELECT name FROM s; SELECT 1"),
+            "sql_error"
+        );
+        assert_eq!(
+            ex("SELECT name FROM s", "SELECT name FROM s;;"),
+            "sql_error"
+        );
+        assert_eq!(
+            ex("SELECT name FROM s WHERE age > 99", " -- none"),
+            "correct"
+        );
         assert_eq!(ex("SELECT name FROM s WHERE age > 99", ""), "correct");
         assert_eq!(ex("SELECT name FROM s", ""), "rows_differ");
-        assert_eq!(ex("SELECT name FROM s", "```sql\nSELECT name FROM s\n```"), "sql_error");
+        assert_eq!(
+            ex("SELECT name FROM s", "```sql\nSELECT name FROM s\n```"),
+            "sql_error"
+        );
     }
 
     fn official(gold: &str, pred: &str) -> Verdict {

@@ -5,12 +5,15 @@
 //! [`crate::denotation`]). A new metric is one module here that defines its [`MetricEntry`]
 //! (`pub const ENTRY`), and one line in [`crate::registry::METRICS`].
 
+mod bird_pair;
 pub mod bleu;
 pub mod ex;
 pub mod exact_match;
 pub mod exec;
 #[cfg(feature = "pcm")]
 pub mod pcm;
+pub mod r_ves;
+pub mod soft_f1;
 pub mod sqleval;
 pub mod text_match;
 

@@ -156,7 +156,14 @@ impl Suite {
 
 /// A failure message's first line that says why (`exec: values differ`), not the queries.
 fn headline(message: &str) -> String {
-    const QUERY_LINES: [&str; 6] = ["gold:", "prediction:", "source:", "question:", "evidence:", "sql:"];
+    const QUERY_LINES: [&str; 6] = [
+        "gold:",
+        "prediction:",
+        "source:",
+        "question:",
+        "evidence:",
+        "sql:",
+    ];
     message
         .lines()
         .find(|l| !QUERY_LINES.iter().any(|p| l.starts_with(p)))
