@@ -23,8 +23,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::canvas::{self, Canvas};
-use super::constraints::{self, Constraints};
+use super::constraints::Constraints;
 use super::factor_or::factored;
+use super::induce::unmatched_constants;
 use super::neighbors::{neighbors, Neighbor};
 use super::probes::{probes, Probe};
 use super::random_db::{self, Constants};
@@ -167,7 +168,7 @@ pub struct GoldOutcome {
     pub fails_on: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_failure: Option<String>,
-    /// Comparisons natural data never satisfies ([`constraints::unmatched_constants`]): the
+    /// Comparisons natural data never satisfies ([`unmatched_constants`]): the
     /// gold's neighbors are then told apart on databases that spell its constants as it does
     /// ([`random_db::Constants::respelled`]), part of no other gold's suite; it is reported.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -531,7 +532,7 @@ pub fn distill_schema(
             message: e.to_string(),
         })?;
         for o in &mut outcomes {
-            o.unmatched_constants = constraints::unmatched_constants(&conn, &input.schema, &o.gold);
+            o.unmatched_constants = unmatched_constants(&conn, &input.schema, &o.gold);
         }
     }
 
@@ -1087,7 +1088,7 @@ type OthersOn = (Vec<(usize, QueryError)>, Vec<usize>);
 struct Keeping<'a> {
     gold_limits: &'a Limits,
     reject_ambiguous: bool,
-    /// Per gold: natural data matches its constants ([`constraints::unmatched_constants`]).
+    /// Per gold: natural data matches its constants ([`unmatched_constants`]).
     natural: &'a [bool],
     /// (gold, database) pairs left out: no natural answer there.
     ambiguous: usize,

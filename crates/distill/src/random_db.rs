@@ -12,10 +12,11 @@ use std::path::Path;
 use rusqlite::types::Value;
 use rusqlite::Connection;
 
+use super::atoms::{compare, text_of, Atom, Cmp};
 use super::constraints::{Case, Chars, ColumnRules};
 use super::neighbors::{random_word, Query};
 use super::schema::{Column, ColumnKind, SuiteSchema, Table};
-use super::witness::{Atom, Cmp, Instance, Witness, SMALL_GROUP};
+use super::witness::{Instance, Witness, SMALL_GROUP};
 use super::SuiteError;
 use sqlsuite::backend::sqlite::quote_identifier as ident;
 use sqlsuite::sql_tokens::{tokenize, Token, TokenKind};
@@ -264,7 +265,7 @@ impl Constants {
     /// These constants, with the focused gold's spellings winning over the original data's
     /// (`'english'` where the data says `'English'`), still one spelling of a word per
     /// database: for a gold that compares with a spelling natural data never holds
-    /// ([`super::constraints::unmatched_constants`]), whose answer is otherwise always the
+    /// ([`super::induce::unmatched_constants`]), whose answer is otherwise always the
     /// same. Such a database is part of no other gold's suite.
     pub fn respelled(mut self) -> Constants {
         self.respelled = true;
@@ -1046,8 +1047,7 @@ pub fn fill(
 
 /// Equal as stored: the same value, or the same number written as text and as a number.
 fn same_value(a: &Value, b: &Value) -> bool {
-    super::witness::compare(a, b) == Some(std::cmp::Ordering::Equal)
-        || super::witness::text_of(a) == super::witness::text_of(b)
+    compare(a, b) == Some(std::cmp::Ordering::Equal) || text_of(a) == text_of(b)
 }
 
 /// Mixed into a database's seed for its witness rows' own generator.
@@ -1672,7 +1672,7 @@ mod tests {
                 column: 0,
                 parent_table: 0,
                 parent_column: 0,
-                source: crate::constraints::Source::Declared,
+                source: crate::constraints::ReferenceOrigin::Declared,
                 enforced: true,
             }],
             ddl: vec![
@@ -1735,7 +1735,7 @@ mod tests {
         // Jagadish's PVLDB papers after 2005, swept at the year (atom 4): the witness's rows,
         // and a paper of the same authors and journal in 2005 or before, its writes rows its
         // own; no other row. The gold answers the witness's paper; without its year, both.
-        let schema = crate::witness::tests::academic();
+        let schema = crate::schema::tests::academic();
         let gold = crate::witness::tests::JAGADISH;
         let pids = gold
             .replace(
@@ -2016,8 +2016,8 @@ mod tests {
 
     #[test]
     fn generated_within_the_constraints() {
-        let (_dir, schema, _) = crate::constraints::tests::example();
-        let golds = crate::constraints::tests::GOLDS;
+        let (_dir, schema, _) = crate::induce::tests::example();
+        let golds = crate::induce::tests::GOLDS;
         let all = Constants::from_golds(golds.iter().copied(), &schema);
         let mut saw = (false, false, false);
         for seed in 0..60 {
@@ -2076,8 +2076,8 @@ mod tests {
 
     #[test]
     fn a_respelled_database_spells_the_constants_as_the_gold_does() {
-        let (_dir, schema, _) = crate::constraints::tests::example();
-        let golds = crate::constraints::tests::GOLDS;
+        let (_dir, schema, _) = crate::induce::tests::example();
+        let golds = crate::induce::tests::GOLDS;
         let all = Constants::from_golds(golds.iter().copied(), &schema);
         // The data spells 'Paris'; a gold compares with 'paris'.
         let c = all.focused_on(golds[2], &schema).respelled();
