@@ -350,16 +350,6 @@ pub fn induce<'a>(
     golds: impl IntoIterator<Item = &'a str>,
 ) -> Result<Constraints, SuiteError> {
     let golds: Vec<&str> = golds.into_iter().collect();
-    let repeated = repeated_by_golds(schema, golds.iter().copied());
-    let ranked = ranked_by_golds(schema, golds.iter().copied());
-    // A column that references another table is many-to-one unless it is its table's key:
-    // distinct values in the original are a small table's accident.
-    let references = |t: usize, c: usize| {
-        schema
-            .foreign_keys
-            .iter()
-            .any(|f| f.table == t && f.column == c && f.parent_table != t)
-    };
     let conn = match original {
         Some(path) => {
             Some(
@@ -371,141 +361,196 @@ pub fn induce<'a>(
         }
         None => None,
     };
+    let induction = Induction {
+        schema,
+        conn: conn.as_ref(),
+        repeated: repeated_by_golds(schema, golds.iter().copied()),
+        ranked: ranked_by_golds(schema, golds.iter().copied()),
+    };
     let mut out = Constraints::default();
-    let name = |t: usize, c: usize| {
-        format!(
-            "{}.{}",
-            schema.tables[t].name, schema.tables[t].columns[c].name
-        )
-    };
-    let fk_child = |t: usize, c: usize| {
-        schema
-            .foreign_keys
-            .iter()
-            .any(|f| f.table == t && f.column == c && f.source == ReferenceOrigin::Declared)
-    };
     for (ti, t) in schema.tables.iter().enumerate() {
         if super::schema::is_internal(&t.name) || t.columns.is_empty() {
             continue;
         }
-        let rows = conn.as_ref().and_then(|conn| {
-            conn.query_row(
-                &format!("SELECT count(*) FROM {}", ident(&t.name)),
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .ok()
-        });
+        let rows = induction.rows(&t.name);
         out.tables.insert(
             t.name.clone(),
             TableRules {
                 non_empty: Some(rows.is_none_or(|n| n > 0)),
             },
         );
-        for (ci, c) in t.columns.iter().enumerate() {
-            let key = t.primary_key.contains(&ci);
-            let single_key = t.primary_key == [ci];
-            let mut r = ColumnRules::default();
-            let stats = conn
-                .as_ref()
-                .filter(|_| rows.is_some_and(|n| n > 0))
-                .and_then(|conn| column_stats(conn, &t.name, &c.name).ok().map(|s| (conn, s)));
-            let Some((conn, s)) = stats else {
-                // No data: keys and foreign keys are never NULL, keys are unique.
-                r.not_null = Some(key || c.not_null || fk_child(ti, ci));
-                r.unique = Some(single_key);
-                if matches!(c.kind, ColumnKind::Text | ColumnKind::Time) {
-                    r.case_distinct = Some(true);
-                }
-                if ranked.contains(&(ti, ci)) && !single_key {
-                    r.spread = Some(true);
-                }
-                out.columns.insert(name(ti, ci), r);
-                continue;
-            };
-            r.not_null = Some(key || c.not_null || s.non_null == s.rows);
-            let distinct = s.non_null >= 2 && s.distinct == s.non_null;
-            let evidence = s.non_null >= UNIQUE_MIN_ROWS
-                || names_an_identifier(&t.name, &c.name)
-                || (s.fractional > 0 && s.texts == 0)
-                || ranked.contains(&(ti, ci));
-            r.unique = Some(
-                single_key
-                    || (distinct
-                        && evidence
-                        && !repeated.contains(&(ti, ci))
-                        && !references(ti, ci)),
-            );
-            if s.texts > 0 && s.numbers == 0 {
-                r.case_distinct = Some(s.text_distinct == s.text_distinct_folded);
-                if let Some(format) = date_format(conn, &t.name, &c.name) {
-                    r.format = Some(format.to_owned());
-                    r.min = s.min_text.clone().map(toml::Value::String);
-                    r.max = s.max_text.clone().map(toml::Value::String);
-                } else {
-                    r.case = Some(if s.has_lower == 0 && s.has_upper == 0 {
-                        Case::Any
-                    } else if s.has_upper == 0 {
-                        Case::Lower
-                    } else if s.has_lower == 0 {
-                        Case::Upper
-                    } else if s.not_capitalized == 0 {
-                        Case::Capitalized
-                    } else {
-                        Case::Any
-                    });
-                    r.chars = Some(if s.not_digits == 0 {
-                        Chars::Digits
-                    } else if s.not_letters == 0 {
-                        Chars::Letters
-                    } else if s.not_alphanumeric == 0 {
-                        Chars::Alphanumeric
-                    } else {
-                        Chars::Any
-                    });
-                    if let (Some(lo), Some(hi)) = (s.min_len, s.max_len) {
-                        r.length = Some([lo.max(0) as u32, hi.max(0) as u32]);
-                    }
-                    let distinct = s.text_distinct as usize;
-                    if (2..=ENUM_MAX_VALUES).contains(&distinct)
-                        && s.texts as usize >= ENUM_ROWS_PER_VALUE * distinct
-                        && !r.is_unique()
-                    {
-                        r.values = Some(
-                            text_values(conn, &t.name, &c.name)
-                                .into_iter()
-                                .map(toml::Value::String)
-                                .collect(),
-                        );
-                    }
-                }
-            } else if s.numbers > 0 && s.texts == 0 {
-                // An identifier's values carry no range: a key numbered 1..12 in the original
-                // is as natural numbered otherwise, and keys of two tables that both count from
-                // 1 hide a join on the wrong key pair.
-                if !(single_key && s.fractional == 0) {
-                    r.min = to_toml_value(&s.min_num);
-                    r.max = to_toml_value(&s.max_num);
-                }
-                r.integer = Some(s.fractional == 0);
-                if c.kind == ColumnKind::Real && s.fractional > 0 {
-                    r.decimals = Some(decimals(&c.original));
-                }
-            }
-            if ranked.contains(&(ti, ci)) && !r.is_unique() && r.values.is_none() {
-                r.spread = Some(true);
-            }
-            out.columns.insert(name(ti, ci), r);
+        for ci in 0..t.columns.len() {
+            out.columns
+                .insert(induction.name(ti, ci), induction.column_rules(ti, ci, rows));
         }
     }
-    // References: declared foreign keys always; the golds' joins and same-named key columns
-    // where the original's data shows the inclusion (or, without an original, the golds' joins).
-    let mut candidates: Vec<(usize, usize, usize, usize, ReferenceOrigin)> = schema
-        .foreign_keys
-        .iter()
-        .map(|f| (f.table, f.column, f.parent_table, f.parent_column, f.source))
-        .collect();
-    if conn.is_some() {
+    induction.add_references(&mut out);
+    Ok(out)
+}
+
+/// What induction reads: the schema, its original database if any, and the columns the golds
+/// group one table by ([`repeated_by_golds`]) or rank by ([`ranked_by_golds`]).
+struct Induction<'s> {
+    schema: &'s SuiteSchema,
+    conn: Option<&'s Connection>,
+    repeated: Vec<(usize, usize)>,
+    ranked: Vec<(usize, usize)>,
+}
+
+impl Induction<'_> {
+    /// `Table.column`, as the constraints name a column.
+    fn name(&self, t: usize, c: usize) -> String {
+        let table = &self.schema.tables[t];
+        format!("{}.{}", table.name, table.columns[c].name)
+    }
+
+    /// The original's row count of `table`, if there is an original.
+    fn rows(&self, table: &str) -> Option<i64> {
+        self.conn.and_then(|conn| {
+            conn.query_row(&format!("SELECT count(*) FROM {}", ident(table)), [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .ok()
+        })
+    }
+
+    /// A declared foreign key goes from column `c` of table `t`.
+    fn declared_child(&self, t: usize, c: usize) -> bool {
+        self.schema
+            .foreign_keys
+            .iter()
+            .any(|f| f.table == t && f.column == c && f.source == ReferenceOrigin::Declared)
+    }
+
+    /// Column `c` of table `t` references another table: it is many-to-one unless it is its
+    /// table's key (distinct values in the original are a small table's accident).
+    fn references(&self, t: usize, c: usize) -> bool {
+        self.schema
+            .foreign_keys
+            .iter()
+            .any(|f| f.table == t && f.column == c && f.parent_table != t)
+    }
+
+    /// The rules of column `ci` of table `ti`, whose table has `rows` rows in the original:
+    /// from the original's data where it has rows, else from the schema alone.
+    fn column_rules(&self, ti: usize, ci: usize, rows: Option<i64>) -> ColumnRules {
+        let (t, c) = (&self.schema.tables[ti], &self.schema.tables[ti].columns[ci]);
+        let stats = self
+            .conn
+            .filter(|_| rows.is_some_and(|n| n > 0))
+            .and_then(|conn| column_stats(conn, &t.name, &c.name).ok().map(|s| (conn, s)));
+        match stats {
+            Some((conn, s)) => self.rules_from_data(conn, ti, ci, &s),
+            None => self.rules_without_data(ti, ci),
+        }
+    }
+
+    /// No data: keys and foreign keys are never NULL, keys are unique.
+    fn rules_without_data(&self, ti: usize, ci: usize) -> ColumnRules {
+        let (t, c) = (&self.schema.tables[ti], &self.schema.tables[ti].columns[ci]);
+        let key = t.primary_key.contains(&ci);
+        let single_key = t.primary_key == [ci];
+        let mut r = ColumnRules {
+            not_null: Some(key || c.not_null || self.declared_child(ti, ci)),
+            unique: Some(single_key),
+            ..ColumnRules::default()
+        };
+        if matches!(c.kind, ColumnKind::Text | ColumnKind::Time) {
+            r.case_distinct = Some(true);
+        }
+        if self.ranked.contains(&(ti, ci)) && !single_key {
+            r.spread = Some(true);
+        }
+        r
+    }
+
+    /// The rules the original's data `s` shows: NOT NULL, unique (with evidence beyond
+    /// distinct values), then a text column's or a numeric column's domain.
+    fn rules_from_data(&self, conn: &Connection, ti: usize, ci: usize, s: &Stats) -> ColumnRules {
+        let (t, c) = (&self.schema.tables[ti], &self.schema.tables[ti].columns[ci]);
+        let key = t.primary_key.contains(&ci);
+        let single_key = t.primary_key == [ci];
+        let mut r = ColumnRules {
+            not_null: Some(key || c.not_null || s.non_null == s.rows),
+            ..ColumnRules::default()
+        };
+        let distinct = s.non_null >= 2 && s.distinct == s.non_null;
+        let evidence = s.non_null >= UNIQUE_MIN_ROWS
+            || names_an_identifier(&t.name, &c.name)
+            || (s.fractional > 0 && s.texts == 0)
+            || self.ranked.contains(&(ti, ci));
+        r.unique = Some(
+            single_key
+                || (distinct
+                    && evidence
+                    && !self.repeated.contains(&(ti, ci))
+                    && !self.references(ti, ci)),
+        );
+        if s.texts > 0 && s.numbers == 0 {
+            text_rules(&mut r, conn, (&t.name, &c.name), s);
+        } else if s.numbers > 0 && s.texts == 0 {
+            // An identifier's values carry no range: a key numbered 1..12 in the original is
+            // as natural numbered otherwise, and keys of two tables that both count from 1
+            // hide a join on the wrong key pair.
+            if !(single_key && s.fractional == 0) {
+                r.min = to_toml_value(&s.min_num);
+                r.max = to_toml_value(&s.max_num);
+            }
+            r.integer = Some(s.fractional == 0);
+            if c.kind == ColumnKind::Real && s.fractional > 0 {
+                r.decimals = Some(decimals(&c.original));
+            }
+        }
+        if self.ranked.contains(&(ti, ci)) && !r.is_unique() && r.values.is_none() {
+            r.spread = Some(true);
+        }
+        r
+    }
+
+    /// References: declared foreign keys always; the golds' joins and same-named key columns
+    /// where the original's data shows the inclusion (or, without an original, the golds'
+    /// joins). A join the golds make that dangles in the original is listed, not enforced.
+    fn add_references(&self, out: &mut Constraints) {
+        for (t, c, pt, pc, source) in self.reference_candidates() {
+            let from = self.name(t, c);
+            let to = self.name(pt, pc);
+            let Some(enforce) = self.enforced(source, (t, c), (pt, pc)) else {
+                continue;
+            };
+            let source = match (source, self.conn) {
+                (ReferenceOrigin::Golds, Some(_)) if enforce => ReferenceOrigin::Data,
+                (s, _) => s,
+            };
+            if enforce {
+                // A reference is never NULL unless the original says it may be.
+                if let Some(r) = out.columns.get_mut(&from) {
+                    if self.conn.is_none() {
+                        r.not_null = Some(true);
+                    }
+                }
+            }
+            out.references.push(Reference {
+                from,
+                to,
+                enforce,
+                source,
+            });
+        }
+    }
+
+    /// The schema's foreign keys, and with an original, every column named as another
+    /// table's single-column key that is not linked to it yet, as `(table, column, parent
+    /// table, parent column, origin)`.
+    fn reference_candidates(&self) -> Vec<(usize, usize, usize, usize, ReferenceOrigin)> {
+        let schema = self.schema;
+        let mut candidates: Vec<(usize, usize, usize, usize, ReferenceOrigin)> = schema
+            .foreign_keys
+            .iter()
+            .map(|f| (f.table, f.column, f.parent_table, f.parent_column, f.source))
+            .collect();
+        if self.conn.is_none() {
+            return candidates;
+        }
         for (pt, p) in schema.tables.iter().enumerate() {
             let [pk] = p.primary_key[..] else { continue };
             let key_name = &p.columns[pk].name;
@@ -524,18 +569,27 @@ pub fn induce<'a>(
                 }
             }
         }
+        candidates
     }
-    for (t, c, pt, pc, source) in candidates {
-        let from = name(t, c);
-        let to = name(pt, pc);
-        let reference = match (source, &conn) {
+
+    /// Whether a candidate reference from `(t, c)` to `(pt, pc)` is enforced, listed but not
+    /// enforced, or (`None`) left out: a declared one, or any without an original, is
+    /// enforced; else the original's data decides.
+    fn enforced(
+        &self,
+        source: ReferenceOrigin,
+        (t, c): (usize, usize),
+        (pt, pc): (usize, usize),
+    ) -> Option<bool> {
+        let tables = &self.schema.tables;
+        match (source, self.conn) {
             (ReferenceOrigin::Declared, _) => Some(true),
             (_, None) => Some(true),
             (_, Some(conn)) => {
                 let ok = dangling(
                     conn,
-                    (&schema.tables[t].name, &schema.tables[t].columns[c].name),
-                    (&schema.tables[pt].name, &schema.tables[pt].columns[pc].name),
+                    (&tables[t].name, &tables[t].columns[c].name),
+                    (&tables[pt].name, &tables[pt].columns[pc].name),
                 );
                 match ok {
                     Ok((0, n)) if n > 0 => Some(true),
@@ -544,28 +598,56 @@ pub fn induce<'a>(
                     _ => None,
                 }
             }
-        };
-        let Some(enforce) = reference else { continue };
-        let source = match (source, &conn) {
-            (ReferenceOrigin::Golds, Some(_)) if enforce => ReferenceOrigin::Data,
-            (s, _) => s,
-        };
-        if enforce {
-            // A reference is never NULL unless the original says it may be.
-            if let Some(r) = out.columns.get_mut(&from) {
-                if conn.is_none() {
-                    r.not_null = Some(true);
-                }
-            }
         }
-        out.references.push(Reference {
-            from,
-            to,
-            enforce,
-            source,
-        });
     }
-    Ok(out)
+}
+
+/// A text column's rules from the original's data `s` (`(table, column)` named): letter case
+/// distinctness, and a date format with its range, or the letter case, the characters, the
+/// lengths and a small enumeration.
+fn text_rules(r: &mut ColumnRules, conn: &Connection, (table, column): (&str, &str), s: &Stats) {
+    r.case_distinct = Some(s.text_distinct == s.text_distinct_folded);
+    if let Some(format) = date_format(conn, table, column) {
+        r.format = Some(format.to_owned());
+        r.min = s.min_text.clone().map(toml::Value::String);
+        r.max = s.max_text.clone().map(toml::Value::String);
+        return;
+    }
+    r.case = Some(if s.has_lower == 0 && s.has_upper == 0 {
+        Case::Any
+    } else if s.has_upper == 0 {
+        Case::Lower
+    } else if s.has_lower == 0 {
+        Case::Upper
+    } else if s.not_capitalized == 0 {
+        Case::Capitalized
+    } else {
+        Case::Any
+    });
+    r.chars = Some(if s.not_digits == 0 {
+        Chars::Digits
+    } else if s.not_letters == 0 {
+        Chars::Letters
+    } else if s.not_alphanumeric == 0 {
+        Chars::Alphanumeric
+    } else {
+        Chars::Any
+    });
+    if let (Some(lo), Some(hi)) = (s.min_len, s.max_len) {
+        r.length = Some([lo.max(0) as u32, hi.max(0) as u32]);
+    }
+    let distinct = s.text_distinct as usize;
+    if (2..=ENUM_MAX_VALUES).contains(&distinct)
+        && s.texts as usize >= ENUM_ROWS_PER_VALUE * distinct
+        && !r.is_unique()
+    {
+        r.values = Some(
+            text_values(conn, table, column)
+                .into_iter()
+                .map(toml::Value::String)
+                .collect(),
+        );
+    }
 }
 
 /// The comparisons of `gold` that natural data never satisfies: `col = 'english'` (or `!=`)

@@ -256,6 +256,72 @@ impl Witness {
         counts: bool,
     ) -> (Vec<(String, usize)>, Range<usize>) {
         let start = self.aliases.len();
+        let (names, mut conditions) = self.collect_from(select, schema, branches, depth, counts);
+        let scope = start..self.aliases.len();
+        conditions.extend(&select.selection);
+        let mut conjuncts = Vec::new();
+        for c in conditions {
+            split_and(c, Some(&mut *branches), &mut conjuncts);
+        }
+        // Conjuncts linking a cell to a subquery: the subquery's rows join the witness.
+        let mut links = Vec::new();
+        let mut plain = Vec::new();
+        for c in conjuncts {
+            match subquery_link(c) {
+                Some(link) if depth < MAX_SUBQUERY_DEPTH => links.push(link),
+                _ => plain.push(c),
+            }
+        }
+        self.collect_links(links, &names, &scope, schema, branches, depth);
+        let resolver = Resolver {
+            schema,
+            aliases: &self.aliases,
+            names: &names,
+            scope: scope.clone(),
+        };
+        if depth == 0 {
+            for alias in selected_aliases(select, &resolver) {
+                if !self.selected.contains(&alias) {
+                    self.selected.push(alias);
+                }
+            }
+        }
+        // `NOT ( b OR … )`: each branch is held in the near misses of some witness.
+        let atoms: Vec<Atom> = plain
+            .iter()
+            .flat_map(|c| match c {
+                Expr::UnaryOp {
+                    op: UnaryOperator::Not,
+                    expr,
+                } => resolver.negated(expr, Some(&mut *branches)),
+                _ => resolver.atoms(c),
+            })
+            .collect();
+        self.one_of.extend(in_lists(&plain, &resolver));
+        if self.copies == 1 && counts {
+            if let Some((copies, counted, group)) = count_shape(select, order_by, &resolver) {
+                self.copies = copies;
+                self.counted = counted;
+                if let Some(group) = group {
+                    self.group = group;
+                }
+            }
+        }
+        self.atoms.extend(atoms);
+        (names, scope)
+    }
+
+    /// Adds an alias per table of `select`'s FROM (by its name, or the table's) and collects
+    /// its derived tables' own (`FROM (SELECT …)`); returns the alias names and the inner
+    /// joins' `ON` conditions.
+    fn collect_from<'s>(
+        &mut self,
+        select: &'s Select,
+        schema: &SuiteSchema,
+        branches: &mut Branches,
+        depth: usize,
+        counts: bool,
+    ) -> (Vec<(String, usize)>, Vec<&'s Expr>) {
         // Alias name (lower case) → alias position, for this SELECT.
         let mut names: Vec<(String, usize)> = Vec::new();
         let mut conditions: Vec<&Expr> = Vec::new();
@@ -304,26 +370,26 @@ impl Witness {
                 _ => {}
             }
         }
-        let scope = start..self.aliases.len();
-        conditions.extend(&select.selection);
-        let mut conjuncts = Vec::new();
-        for c in conditions {
-            split_and(c, Some(&mut *branches), &mut conjuncts);
-        }
-        // Conjuncts linking a cell to a subquery: the subquery's rows join the witness.
-        let mut links = Vec::new();
-        let mut plain = Vec::new();
-        for c in conjuncts {
-            match subquery_link(c) {
-                Some(link) if depth < MAX_SUBQUERY_DEPTH => links.push(link),
-                _ => plain.push(c),
-            }
-        }
+        (names, conditions)
+    }
+
+    /// Collects the subquery of each link (`x IN (SELECT y …)`, `x = (SELECT min(y) …)`, up to
+    /// [`MAX_ALIASES`] aliases) and joins its answered cell to the linked one, noting a
+    /// `min`/`max` subquery's extreme.
+    fn collect_links(
+        &mut self,
+        links: Vec<(&Expr, &Query)>,
+        names: &[(String, usize)],
+        scope: &Range<usize>,
+        schema: &SuiteSchema,
+        branches: &mut Branches,
+        depth: usize,
+    ) {
         for (outer, subquery) in links {
             let outer = Resolver {
                 schema,
                 aliases: &self.aliases,
-                names: &names,
+                names,
                 scope: scope.clone(),
             }
             .cell(outer);
@@ -352,74 +418,6 @@ impl Witness {
                 }
             }
         }
-        let resolver = Resolver {
-            schema,
-            aliases: &self.aliases,
-            names: &names,
-            scope: scope.clone(),
-        };
-        if depth == 0 {
-            for item in &select.projection {
-                if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item
-                {
-                    for (alias, _) in resolver.cells_read(e) {
-                        if !self.selected.contains(&alias) {
-                            self.selected.push(alias);
-                        }
-                    }
-                }
-            }
-        }
-        // `NOT ( b OR … )`: each branch is held in the near misses of some witness.
-        let atoms: Vec<Atom> = plain
-            .iter()
-            .flat_map(|c| match c {
-                Expr::UnaryOp {
-                    op: UnaryOperator::Not,
-                    expr,
-                } => resolver.negated(expr, Some(&mut *branches)),
-                _ => resolver.atoms(c),
-            })
-            .collect();
-        for c in &plain {
-            if let Expr::InList {
-                expr,
-                list,
-                negated: false,
-            } = c
-            {
-                let values: Vec<Value> = list.iter().filter_map(|v| resolver.constant(v)).collect();
-                let all_constants = !values.is_empty() && values.len() == list.len();
-                if let (Some(cell), true) = (resolver.cell(expr), all_constants) {
-                    self.one_of.push((cell, values));
-                }
-            }
-        }
-        // `HAVING count(…) > N`: N + 1 copies of the witness in one group.
-        let mut having = Vec::new();
-        if let Some(h) = &select.having {
-            split_and(h, None, &mut having);
-        }
-        // `ORDER BY count(…)`: a group of 3 leads the others, which seldom have as many.
-        let ranked = order_by.and_then(|o| match &o.kind {
-            OrderByKind::Expressions(keys) => keys.iter().find_map(|k| resolver.counted(&k.expr)),
-            _ => None,
-        });
-        if self.copies == 1 && counts {
-            if let Some((copies, counted)) = having
-                .iter()
-                .find_map(|h| resolver.count_at_least(h))
-                .or(ranked.map(|counted| (3, counted)))
-            {
-                self.copies = copies;
-                self.counted = counted;
-                if let GroupByExpr::Expressions(keys, _) = &select.group_by {
-                    self.group = keys.iter().filter_map(|k| resolver.cell(k)).collect();
-                }
-            }
-        }
-        self.atoms.extend(atoms);
-        (names, scope)
     }
 
     /// The classes and checks of this witness, with atom `violated` (if any) made false: a
@@ -1157,6 +1155,71 @@ fn answers_one_row(select: &Select) -> bool {
             }
             _ => false,
         })
+}
+
+/// The aliases whose columns `select`'s items read (directly or as an aggregate's argument),
+/// in order.
+fn selected_aliases(select: &Select, resolver: &Resolver) -> Vec<usize> {
+    let mut out = Vec::new();
+    for item in &select.projection {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            for (alias, _) in resolver.cells_read(e) {
+                out.push(alias);
+            }
+        }
+    }
+    out
+}
+
+/// The cells an `IN` list of constants constrains among the `plain` conjuncts, with the list
+/// ([`Witness::one_of`]).
+fn in_lists(plain: &[&Expr], resolver: &Resolver) -> Vec<(Cell, Vec<Value>)> {
+    let mut out = Vec::new();
+    for c in plain {
+        if let Expr::InList {
+            expr,
+            list,
+            negated: false,
+        } = c
+        {
+            let values: Vec<Value> = list.iter().filter_map(|v| resolver.constant(v)).collect();
+            let all_constants = !values.is_empty() && values.len() == list.len();
+            if let (Some(cell), true) = (resolver.cell(expr), all_constants) {
+                out.push((cell, values));
+            }
+        }
+    }
+    out
+}
+
+/// How `select`'s counts shape the witness: `HAVING count(…) > N` asks for N + 1 copies of
+/// its rows in one group; `ORDER BY count(…)`, for 3 (a group of 3 leads the others, which
+/// seldom have as many). The copies, the counted cell, and the grouping cells (where the
+/// GROUP BY lists expressions).
+fn count_shape(
+    select: &Select,
+    order_by: Option<&OrderBy>,
+    resolver: &Resolver,
+) -> Option<(usize, Option<Cell>, Option<Vec<Cell>>)> {
+    let mut having = Vec::new();
+    if let Some(h) = &select.having {
+        split_and(h, None, &mut having);
+    }
+    let ranked = order_by.and_then(|o| match &o.kind {
+        OrderByKind::Expressions(keys) => keys.iter().find_map(|k| resolver.counted(&k.expr)),
+        _ => None,
+    });
+    let (copies, counted) = having
+        .iter()
+        .find_map(|h| resolver.count_at_least(h))
+        .or(ranked.map(|counted| (3, counted)))?;
+    let group = match &select.group_by {
+        GroupByExpr::Expressions(keys, _) => {
+            Some(keys.iter().filter_map(|k| resolver.cell(k)).collect())
+        }
+        _ => None,
+    };
+    Some((copies, counted, group))
 }
 
 /// Subqueries nested deeper than this are left to chance (ATIS nests six).
