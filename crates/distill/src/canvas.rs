@@ -105,7 +105,7 @@ mod tests {
 
     #[test]
     fn a_refilled_canvas_answers_as_the_database_drawn_afresh() {
-        let schema = crate::witness::tests::academic();
+        let schema = crate::schema::tests::academic();
         let golds = [
             crate::witness::tests::JAGADISH,
             "SELECT count(*) FROM PUBLICATION WHERE YEAR > 2000",
@@ -135,7 +135,7 @@ mod tests {
 
     #[test]
     fn a_canvas_refuses_writes_from_the_queries_it_runs() {
-        let schema = crate::witness::tests::academic();
+        let schema = crate::schema::tests::academic();
         let constants = Constants::from_golds(std::iter::empty(), &schema);
         let mut canvas = Canvas::new(&schema).unwrap();
         let conn = canvas.hold(&schema, &constants, 1).unwrap();

@@ -6,12 +6,12 @@
 //! ([`sqlsuite::metric::exec_plan`]: the same query preparation, the same comparison, a failing
 //! or too-long prediction is wrong), so a distinguished neighbor is judged wrong on the suite.
 //!
-//! Length: about 1,050 lines of code and 250 of comments, and 245 of unit tests for its parts
+//! Length: about 1,430 lines of code and 280 of comments, and 275 of unit tests for its parts
 //! (the whole is tested by `tests/cli.rs` and `tests/test_suite.rs`: a suite needs databases on
-//! disk). The greedy loop, the
-//! examination of the golds on a drawn database (in parallel, `examine_open`) and what a gold
-//! presupposes of a database (`Presupposition`) share the prepared golds, the two query
-//! targets and the limits; the loop's order of steps defines the suite, best read in one place.
+//! disk). The phases of one schema's distillation (`Distillation`, one method each, called in
+//! order by `distill_schema`), the examination of the golds on a drawn database (in parallel,
+//! `examine_open`) and what a gold presupposes of a database (`Presupposition`) share the
+//! prepared golds, their targets, the query targets and the limits, private to this module.
 
 use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
@@ -23,12 +23,13 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::canvas::{self, Canvas};
-use super::constraints::{self, Constraints};
+use super::constraints::Constraints;
 use super::factor_or::factored;
+use super::induce::unmatched_constants;
 use super::neighbors::{neighbors, Neighbor};
 use super::probes::{probes, Probe};
 use super::random_db::{self, Constants};
-use super::schema::SuiteSchema;
+use super::schema::{open_original, SuiteSchema};
 use super::SuiteError;
 use sqlsuite::backend::sqlite::{run_query, Sqlite};
 use sqlsuite::backend::{Backend, Database, Limits, QueryError};
@@ -167,7 +168,7 @@ pub struct GoldOutcome {
     pub fails_on: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_failure: Option<String>,
-    /// Comparisons natural data never satisfies ([`constraints::unmatched_constants`]): the
+    /// Comparisons natural data never satisfies ([`unmatched_constants`]): the
     /// gold's neighbors are then told apart on databases that spell its constants as it does
     /// ([`random_db::Constants::respelled`]), part of no other gold's suite; it is reported.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -440,47 +441,724 @@ pub fn distill_schema(
     dir: &Path,
     options: &DistillOptions,
 ) -> Result<SchemaOutcome, SuiteError> {
-    let started = Instant::now();
-    let db_id = input.schema.db_id.clone();
-    let exec = &options.exec;
-    let limits = Limits {
-        timeout: options.query_timeout,
-        ..Limits::default()
-    };
-    // Golds may do fifty times the neighbors' budget on a drawn database (past it the
-    // database is not used), neighbors and probes their own (see `differs`).
-    let neighbor_limits = Limits {
-        max_steps: options.max_steps,
-        ..limits
-    };
-    let gold_limits = Limits {
-        max_steps: options.max_steps.map(|m| m.saturating_mul(50)),
-        ..limits
-    };
-    let tables = input.schema.table_columns();
-    let facts = input.schema.column_facts();
-    let constants =
-        Constants::from_golds(input.golds.iter().map(|g| g.gold.as_str()), &input.schema);
+    let mut d = Distillation::new(input, dir, options)?;
+    let base = d.choose_base()?;
+    d.validate_on_base(&base);
+    d.write_base(&base)?;
+    d.draw_databases()?;
+    d.sweep_near_misses()?;
+    d.write_exclusions()?;
+    Ok(d.into_outcome())
+}
 
+/// One schema's distillation ([`distill_schema`]): the golds prepared with their neighbors and
+/// probes, the suite kept so far, and the tallies its outcome reports. Its phases, in order:
+/// [`Distillation::new`] (the suite's directory, the golds), [`Distillation::choose_base`],
+/// [`Distillation::validate_on_base`], [`Distillation::write_base`],
+/// [`Distillation::draw_databases`] (the greedy draws), [`Distillation::sweep_near_misses`],
+/// [`Distillation::write_exclusions`], [`Distillation::into_outcome`].
+struct Distillation<'a> {
+    input: &'a SchemaInput,
+    dir: &'a Path,
+    options: &'a DistillOptions,
+    db_id: String,
+    started: Instant,
+    /// Per query: the time limit only (the base) …
+    limits: Limits,
+    /// … neighbors' and probes' own step budget (see `differs`) …
+    neighbor_limits: Limits,
+    /// … and golds': fifty times the neighbors' on a drawn database (past it the database is
+    /// not used).
+    gold_limits: Limits,
+    /// The golds' constants, before focusing on one.
+    constants: Constants,
+    /// Per gold, in the schema's order: prepared for execution, with its targets still open …
+    prepared: Vec<Prepared>,
+    /// … and what distillation did for it.
+    outcomes: Vec<GoldOutcome>,
+    /// File names of the suite, in order.
+    databases: Vec<String>,
+    /// The next random database's number (`<db_id>_<k>`).
+    next_k: usize,
+    /// Random databases drawn, and those rejected as the base (with why, the first few).
+    sampled: usize,
+    rejected: usize,
+    rejections: Vec<String>,
+    /// Kept databases drawn for one gold alone, and of the sweep, with the gold's item index.
+    alone_kept: Vec<(String, usize)>,
+    swept_kept: Vec<(String, usize)>,
+    /// What keeping a database checks of the other golds, and the exclusions' tallies.
+    keeping: Keeping,
+    /// Per gold, the databases drawn for it alone; and the usual databases drawn.
+    alone_drawn: Vec<usize>,
+    usual_drawn: usize,
+    yields: Yields,
+    /// Per worker, the canvas each drawn database is filled in (the first also serves this
+    /// thread between draws).
+    canvases: Vec<Mutex<Option<Canvas>>>,
+    /// With a time budget, its end (the sweep stops there) and when the draws stop: at
+    /// `1 - SWEEP_SHARE` of it, the sweep has the rest.
+    deadline: Option<Instant>,
+    draws_until: Option<Instant>,
+}
+
+/// The database every gold's neighbors are validated on, first of the suite: the original,
+/// else the first random database on which every gold runs.
+enum Base {
+    Original {
+        name: String,
+        db: Database,
+    },
+    /// Its seed: its twin (the same rows in reverse order) tells whether a gold's question
+    /// has a natural answer on it.
+    Random {
+        name: String,
+        conn: rusqlite::Connection,
+        seed: u64,
+    },
+}
+
+impl Base {
+    /// Its file name in the suite.
+    fn name(&self) -> &str {
+        match self {
+            Base::Original { name, .. } | Base::Random { name, .. } => name,
+        }
+    }
+
+    fn target(&self) -> Target<'_> {
+        match self {
+            Base::Original { db, .. } => Target::File(db),
+            Base::Random { conn, .. } => Target::Memory(conn),
+        }
+    }
+
+    /// A random base's seed.
+    fn seed(&self) -> Option<u64> {
+        match self {
+            Base::Original { .. } => None,
+            Base::Random { seed, .. } => Some(*seed),
+        }
+    }
+}
+
+/// One drawn database ([`Distillation::next_draw`]): its number and seed, the gold it is
+/// drawn for alone or focused on, the other golds it witnesses, and its constants.
+struct Draw {
+    k: usize,
+    seed: u64,
+    /// Drawn for this gold alone ([`Constants::alone`]) …
+    alone: Option<usize>,
+    /// … or focused on this one, witnessing `others` too.
+    focus: usize,
+    others: Vec<usize>,
+    /// Respelled for a gold natural data never matches ([`Constants::respelled`]).
+    respell: bool,
+    constants: Constants,
+}
+
+/// What a drawn database tells of the open golds, gathered from their [`Examined`].
+#[derive(Default)]
+struct Told {
+    /// Golds whose question has no natural answer here.
+    excluded: Vec<usize>,
+    /// (gold, neighbor, target) told apart by this database …
+    found: Vec<(usize, usize, usize)>,
+    /// … and (gold, probe) satisfied.
+    satisfied: Vec<(usize, usize)>,
+    /// Golds that fail here (with why): this database is no part of their suites.
+    failing: Vec<(usize, QueryError)>,
+}
+
+impl Told {
+    fn gather(open: &[usize], examined: Vec<Examined>) -> Told {
+        let mut told = Told::default();
+        for (&g, e) in open.iter().zip(examined) {
+            if let Some(error) = e.failure {
+                told.failing.push((g, error));
+            } else if e.ambiguous {
+                told.excluded.push(g);
+            }
+            told.found
+                .extend(e.found.into_iter().map(|(n, t)| (g, n, t)));
+            told.satisfied
+                .extend(e.satisfied.into_iter().map(|i| (g, i)));
+        }
+        told
+    }
+}
+
+impl<'a> Distillation<'a> {
+    /// Prepares the suite's directory (an earlier suite's files removed, the constraints
+    /// written) and the golds: their neighbors and probes, and the comparisons natural data
+    /// never satisfies.
+    fn new(
+        input: &'a SchemaInput,
+        dir: &'a Path,
+        options: &'a DistillOptions,
+    ) -> Result<Distillation<'a>, SuiteError> {
+        let started = Instant::now();
+        let db_id = input.schema.db_id.clone();
+        let limits = Limits {
+            timeout: options.query_timeout,
+            ..Limits::default()
+        };
+        let neighbor_limits = Limits {
+            max_steps: options.max_steps,
+            ..limits
+        };
+        let gold_limits = Limits {
+            max_steps: options.max_steps.map(|m| m.saturating_mul(50)),
+            ..limits
+        };
+        let constants =
+            Constants::from_golds(input.golds.iter().map(|g| g.gold.as_str()), &input.schema);
+        prepare_directory(input, dir)?;
+        let (prepared, mut outcomes) = prepare_golds(input, options);
+        if let Some(path) = &input.original {
+            let conn = open_original(path).map_err(|e| SuiteError::Database {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+            for o in &mut outcomes {
+                o.unmatched_constants = unmatched_constants(&conn, &input.schema, &o.gold);
+            }
+        }
+        // Golds natural data never matches are pursued on databases respelled for them.
+        let natural: Vec<bool> = outcomes
+            .iter()
+            .map(|o| o.unmatched_constants.is_empty())
+            .collect();
+        Ok(Distillation {
+            input,
+            dir,
+            options,
+            db_id,
+            started,
+            limits,
+            neighbor_limits,
+            gold_limits,
+            constants,
+            alone_drawn: vec![0; prepared.len()],
+            prepared,
+            outcomes,
+            databases: Vec::new(),
+            next_k: 1,
+            sampled: 0,
+            rejected: 0,
+            rejections: Vec::new(),
+            alone_kept: Vec::new(),
+            swept_kept: Vec::new(),
+            keeping: Keeping {
+                gold_limits,
+                reject_ambiguous: options.reject_ambiguous,
+                natural,
+                ambiguous: 0,
+                respelled: Vec::new(),
+            },
+            usual_drawn: 0,
+            yields: Yields::default(),
+            canvases: (0..work_pool::threads().max(1))
+                .map(|_| Mutex::new(None))
+                .collect(),
+            deadline: options.time_budget.map(|b| started + b),
+            draws_until: options
+                .time_budget
+                .map(|b| started + b.mul_f64(1.0 - SWEEP_SHARE)),
+        })
+    }
+
+    /// The base: the original, else the first random database every gold runs on (those on
+    /// which one fails are rejected, the first few with why).
+    fn choose_base(&mut self) -> Result<Base, SuiteError> {
+        let db_id = &self.db_id;
+        if let Some(path) = &self.input.original {
+            return Ok(Base::Original {
+                name: format!("{db_id}_0.sqlite"),
+                db: Database::file(path),
+            });
+        }
+        loop {
+            if self.next_k > self.options.max_databases.max(1) * 2 {
+                return Err(SuiteError::Generate {
+                    db_id: db_id.clone(),
+                    message: "no random database on which every gold runs".into(),
+                });
+            }
+            let k = self.next_k;
+            self.next_k += 1;
+            self.sampled += 1;
+            let seed = database_seed(self.options.seed, db_id, k);
+            let conn = random_db::in_memory(&self.input.schema, &self.constants, seed)?;
+            let failure = self
+                .prepared
+                .iter()
+                .zip(&self.input.golds)
+                .find_map(|(p, g)| {
+                    run_query(&conn, &p.gold, &self.gold_limits)
+                        .err()
+                        .map(|e| (g.index, e))
+                });
+            let Some((index, e)) = failure else {
+                return Ok(Base::Random {
+                    name: format!("{db_id}_{k}.sqlite"),
+                    conn,
+                    seed,
+                });
+            };
+            self.rejected += 1;
+            if self.rejections.len() < REJECTIONS_REPORTED {
+                self.rejections.push(format!(
+                    "{db_id}_{k} (as the base): the gold of item {index} fails: {e}"
+                ));
+            }
+        }
+    }
+
+    /// Validates every gold's neighbors on the base ([`BaseCheck::validate`]), in parallel
+    /// over golds when it is a file.
+    fn validate_on_base(&mut self, base: &Base) {
+        let check = BaseCheck {
+            name: base.name(),
+            schema: &self.input.schema,
+            constants: &self.constants,
+            seed: base.seed(),
+            limits: &self.limits,
+            neighbor_limits: &self.neighbor_limits,
+            gold_limits: &self.gold_limits,
+            reject_ambiguous: self.options.reject_ambiguous,
+        };
+        let (prepared, outcomes) = (&mut self.prepared, &mut self.outcomes);
+        match base {
+            Base::Original { db, .. } => work_pool::run(|| {
+                prepared
+                    .par_iter_mut()
+                    .zip(outcomes.par_iter_mut())
+                    .for_each(|(p, o)| check.validate(p, o, &Target::File(db)))
+            }),
+            Base::Random { .. } => {
+                let target = base.target();
+                prepared
+                    .iter_mut()
+                    .zip(outcomes.iter_mut())
+                    .for_each(|(p, o)| check.validate(p, o, &target))
+            }
+        }
+    }
+
+    /// Writes the base as the suite's first database: the original copied (a `.sql` script
+    /// made a database file), or the random base written.
+    fn write_base(&mut self, base: &Base) -> Result<(), SuiteError> {
+        let to = self.dir.join(base.name());
+        match &self.input.original {
+            Some(path) if path.extension().is_some_and(|e| e == "sql") => {
+                let err = |e: rusqlite::Error| SuiteError::Database {
+                    path: path.clone(),
+                    message: e.to_string(),
+                };
+                let conn = open_original(path).map_err(err)?;
+                conn.execute("VACUUM INTO ?1", [to.to_string_lossy().as_ref()])
+                    .map_err(err)?;
+            }
+            Some(path) => {
+                std::fs::copy(path, &to).map_err(|error| SuiteError::Io { path: to, error })?;
+            }
+            None => {
+                let k = self.next_k - 1;
+                let seed = database_seed(self.options.seed, &self.db_id, k);
+                random_db::write(&to, &self.input.schema, &self.constants, seed)?;
+            }
+        }
+        self.databases.push(base.name().to_owned());
+        Ok(())
+    }
+
+    /// Greedy: draws random databases while some target is not told apart (or, for the first
+    /// quarter of the budget, some probe is not satisfied); keeps a database iff it tells
+    /// apart a target, or satisfies a probe, that no kept database does.
+    fn draw_databases(&mut self) -> Result<(), SuiteError> {
+        let probe_budget = self.options.max_databases / 4;
+        loop {
+            let probing = self.sampled < probe_budget;
+            let open = self.open_golds(probing);
+            if open.is_empty()
+                || self.sampled >= self.options.max_databases
+                || self.draws_until.is_some_and(|d| Instant::now() >= d)
+            {
+                return Ok(());
+            }
+            let draw = self.next_draw(&open);
+            let examined = self.examine_draw(&draw, &open, probing)?;
+            self.keep_if_it_tells(&draw, &open, examined)?;
+        }
+    }
+
+    /// The golds with a target still open (or, `probing`, a probe still to satisfy).
+    fn open_golds(&self, probing: bool) -> Vec<usize> {
+        let prepared = &self.prepared;
+        (0..prepared.len())
+            .filter(|&g| {
+                prepared[g].targets.iter().any(|t| !t.is_empty())
+                    || (probing && prepared[g].open_probes.contains(&true))
+            })
+            .collect()
+    }
+
+    /// The next database to draw. It is drawn either for one open gold alone (a few rows,
+    /// its witness only: [`Constants::alone`]) or as a usual one, focused on the open golds
+    /// in turn and witnessing others. One in four is each; the other half goes to the kind
+    /// that has told more targets apart per database lately ([`Yields`]).
+    fn next_draw(&mut self, open: &[usize]) -> Draw {
+        let k = self.next_k;
+        self.next_k += 1;
+        self.sampled += 1;
+        let seed = database_seed(self.options.seed, &self.db_id, k);
+        let alone_turn = match k % 4 {
+            0 => false,
+            2 => true,
+            _ => self.yields.favours_alone(),
+        };
+        let alone = alone_turn.then(|| self.most_open_alone(open)).flatten();
+        let turn = self.usual_drawn;
+        if alone.is_none() {
+            self.usual_drawn += 1;
+        }
+        let focus = alone.unwrap_or(open[turn % open.len()]);
+        if let Some(g) = alone {
+            self.alone_drawn[g] += 1;
+        }
+        let others = match alone {
+            None => self.witnessed_others(open, turn, focus),
+            Some(_) => Vec::new(),
+        };
+        let schema = &self.input.schema;
+        let constants = self
+            .constants
+            .focused_on(&self.input.golds[focus].gold, schema)
+            .witnessing(
+                others.iter().map(|&g| self.input.golds[g].gold.as_str()),
+                schema,
+            );
+        // A database for a gold natural data never matches spells its constants as it does,
+        // and serves only such golds.
+        let respell = !self.keeping.natural[focus];
+        let constants = if respell {
+            constants.respelled()
+        } else {
+            constants
+        };
+        let constants = if alone.is_some() {
+            constants.alone()
+        } else {
+            constants
+        };
+        Draw {
+            k,
+            seed,
+            alone,
+            focus,
+            others,
+            respell,
+            constants,
+        }
+    }
+
+    /// The open gold with the most neighbors still open per database of its own so far.
+    fn most_open_alone(&self, open: &[usize]) -> Option<usize> {
+        open.iter().copied().max_by(|&a, &b| {
+            let weight = |g: usize| {
+                let left = self.prepared[g]
+                    .targets
+                    .iter()
+                    .filter(|t| !t.is_empty())
+                    .count();
+                left as f64 / (1 + self.alone_drawn[g]) as f64
+            };
+            weight(a).total_cmp(&weight(b)).then(b.cmp(&a))
+        })
+    }
+
+    /// The other golds a usual database witnesses: spread over the open ones, and natural
+    /// like the focus.
+    fn witnessed_others(&self, open: &[usize], turn: usize, focus: usize) -> Vec<usize> {
+        let per_database = self.options.witnesses_per_database;
+        let natural = &self.keeping.natural;
+        let stride = (open.len() / per_database.max(1)).max(1);
+        let mut others: Vec<usize> = Vec::new();
+        for j in 1..open.len() {
+            let g = open[(turn + j * stride) % open.len()];
+            if others.len() + 1 >= per_database {
+                break;
+            }
+            if g != focus && natural[g] == natural[focus] && !others.contains(&g) {
+                others.push(g);
+            }
+        }
+        others
+    }
+
+    /// Examines every open gold on the drawn database, in parallel (a database respelled for
+    /// other golds only runs a natural gold, for its exclusions).
+    fn examine_draw(
+        &self,
+        draw: &Draw,
+        open: &[usize],
+        probing: bool,
+    ) -> Result<Vec<Examined>, SuiteError> {
+        let how = Examination {
+            gold_limits: &self.gold_limits,
+            neighbor_limits: &self.neighbor_limits,
+            reject_ambiguous: self.options.reject_ambiguous,
+            probing,
+            deadline: self.draws_until,
+        };
+        let natural = &self.keeping.natural;
+        examine_open(
+            open,
+            &self.canvases,
+            &self.input.schema,
+            &draw.constants,
+            draw.seed,
+            |g, target, twin| {
+                let role = if draw.respell && natural[g] {
+                    Role::AnswerOnly
+                } else if g == draw.focus || draw.others.contains(&g) {
+                    Role::Witnessed
+                } else {
+                    Role::Unwitnessed
+                };
+                let (p, probes) = (&self.prepared[g], &self.outcomes[g].probes);
+                examine(p, probes, target, twin, &how, role)
+            },
+        )
+    }
+
+    /// Keeps the drawn database if it tells a target apart or satisfies a probe. A kept
+    /// database must run every gold (a gold never fails on its own suite), and is no part of
+    /// the suite of a gold whose question has no natural answer on it.
+    fn keep_if_it_tells(
+        &mut self,
+        draw: &Draw,
+        open: &[usize],
+        examined: Vec<Examined>,
+    ) -> Result<(), SuiteError> {
+        let schema = &self.input.schema;
+        let name = format!("{}_{}.sqlite", self.db_id, draw.k);
+        let told = {
+            let mut first_canvas = self.canvases[0].lock().unwrap_or_else(|e| e.into_inner());
+            let conn = canvas::held(&mut first_canvas, schema, &draw.constants, draw.seed)?;
+            let target = Target::Memory(conn);
+            let mut twin = Twin {
+                schema,
+                constants: &draw.constants,
+                seed: draw.seed,
+                conn: None,
+            };
+            let mut told = Told::gather(open, examined);
+            self.yields.record(draw.alone.is_some(), told.found.len());
+            if told.found.is_empty() && told.satisfied.is_empty() {
+                return Ok(());
+            }
+            let others = (0..self.prepared.len()).filter(|g| !open.contains(g));
+            let (more_failing, more_excluded) = self.keeping.others_on(
+                &self.prepared,
+                &self.outcomes,
+                others,
+                &target,
+                &mut twin,
+                draw.respell,
+            )?;
+            told.failing.extend(more_failing);
+            told.excluded.extend(more_excluded);
+            told
+        };
+        let Told {
+            excluded,
+            mut found,
+            satisfied,
+            failing,
+        } = told;
+        self.keeping
+            .record(&name, &mut self.outcomes, failing, &excluded, draw.respell);
+        random_db::write(&self.dir.join(&name), schema, &draw.constants, draw.seed)?;
+        if let Some(g) = draw.alone {
+            self.alone_kept.push((name.clone(), self.outcomes[g].index));
+        }
+        // Close targets from the back so indices stay valid.
+        found.sort_unstable();
+        for &(g, n, t) in found.iter().rev() {
+            self.prepared[g].targets[n].remove(t);
+            if self.prepared[g].targets[n].is_empty() {
+                self.outcomes[g].neighbors[n].distinguished_by = Some(name.clone());
+            }
+        }
+        for &(g, i) in &satisfied {
+            self.prepared[g].open_probes[i] = false;
+            self.outcomes[g].probes[i].satisfied_by = Some(name.clone());
+        }
+        self.databases.push(name);
+        Ok(())
+    }
+
+    /// The near-miss sweep: databases of a gold's own, its witness and one near miss each
+    /// ([`sweep::sweep`]), kept as the draws' are.
+    fn sweep_near_misses(&mut self) -> Result<(), SuiteError> {
+        let swept_how = Examination {
+            gold_limits: &self.gold_limits,
+            neighbor_limits: &self.neighbor_limits,
+            reject_ambiguous: self.options.reject_ambiguous,
+            probing: false,
+            deadline: self.deadline,
+        };
+        let sweep_input = sweep::SweepInput {
+            schema: &self.input.schema,
+            constants: &self.constants,
+            golds: self
+                .input
+                .golds
+                .iter()
+                .zip(&self.keeping.natural)
+                .map(|(g, &n)| (g.gold.as_str(), n))
+                .collect(),
+            how: &swept_how,
+            seed: self.options.seed,
+            db_id: &self.db_id,
+        };
+        let swept = sweep::sweep(&sweep_input, &mut self.prepared, &self.outcomes)?;
+        for s in swept {
+            self.keep_swept(s)?;
+        }
+        Ok(())
+    }
+
+    /// Keeps a database of the sweep, checking the other golds on it as a drawn one.
+    fn keep_swept(&mut self, s: sweep::Swept) -> Result<(), SuiteError> {
+        let schema = &self.input.schema;
+        let k = self.next_k;
+        self.next_k += 1;
+        let name = format!("{}_{k}.sqlite", self.db_id);
+        let conn = random_db::in_memory(schema, &s.constants, s.seed)?;
+        let target = Target::Memory(&conn);
+        let mut twin = Twin {
+            schema,
+            constants: &s.constants,
+            seed: s.seed,
+            conn: None,
+        };
+        let respell = !self.keeping.natural[s.gold];
+        let others = (0..self.prepared.len()).filter(|&g| g != s.gold);
+        let (failing, excluded) = self.keeping.others_on(
+            &self.prepared,
+            &self.outcomes,
+            others,
+            &target,
+            &mut twin,
+            respell,
+        )?;
+        self.keeping
+            .record(&name, &mut self.outcomes, failing, &excluded, respell);
+        random_db::write(&self.dir.join(&name), schema, &s.constants, s.seed)?;
+        self.swept_kept
+            .push((name.clone(), self.outcomes[s.gold].index));
+        for &n in &s.closed {
+            self.outcomes[s.gold].neighbors[n].distinguished_by = Some(name.clone());
+        }
+        self.databases.push(name);
+        Ok(())
+    }
+
+    /// Writes, per gold (its text as in the gold file), the databases that are no part of its
+    /// suite ([`sqlsuite::dataset::SUITE_EXCLUSIONS`]).
+    fn write_exclusions(&self) -> Result<(), SuiteError> {
+        let mut exclusions = sqlsuite::dataset::Exclusions::new();
+        for (g, o) in self.input.golds.iter().zip(&self.outcomes) {
+            // A database is named once.
+            if !o.ambiguous_on.is_empty() || !o.respelled_on.is_empty() || !o.fails_on.is_empty() {
+                let e = exclusions.entry(g.gold.clone()).or_default();
+                for name in o
+                    .ambiguous_on
+                    .iter()
+                    .chain(&o.respelled_on)
+                    .chain(&o.fails_on)
+                {
+                    if !e.contains(name) {
+                        e.push(name.clone());
+                    }
+                }
+            }
+        }
+        let exclusions_path = self.dir.join(sqlsuite::dataset::SUITE_EXCLUSIONS);
+        let json = serde_json::to_string_pretty(&exclusions).map_err(|e| SuiteError::Generate {
+            db_id: self.db_id.clone(),
+            message: e.to_string(),
+        })?;
+        std::fs::write(&exclusions_path, json).map_err(|error| SuiteError::Io {
+            path: exclusions_path,
+            error,
+        })
+    }
+
+    /// What distillation did for the schema.
+    fn into_outcome(self) -> SchemaOutcome {
+        let bytes = self
+            .databases
+            .iter()
+            .filter_map(|n| std::fs::metadata(self.dir.join(n)).ok())
+            .map(|m| m.len())
+            .sum();
+        SchemaOutcome {
+            db_id: self.db_id,
+            has_original: self.input.original.is_some(),
+            sampled: self.sampled,
+            rejected: self.rejected,
+            rejections: self.rejections,
+            ambiguous: self.keeping.ambiguous,
+            respelled: self.keeping.respelled,
+            alone: self.alone_kept,
+            swept: self.swept_kept,
+            databases: self.databases,
+            bytes,
+            seconds: self.started.elapsed().as_secs_f64(),
+            golds: self.outcomes,
+            constraints: self.input.constraints.clone(),
+        }
+    }
+}
+
+/// Makes the suite's directory `dir`, removes an earlier suite's files for the schema there and
+/// writes the constraints its random databases are generated within.
+fn prepare_directory(input: &SchemaInput, dir: &Path) -> Result<(), SuiteError> {
+    let db_id = &input.schema.db_id;
     std::fs::create_dir_all(dir).map_err(|error| SuiteError::Io {
         path: dir.to_path_buf(),
         error,
     })?;
-    clear_suite(dir, &db_id)?;
+    clear_suite(dir, db_id)?;
     let constraints_path = dir.join(CONSTRAINTS_FILE);
-    std::fs::write(&constraints_path, input.constraints.to_file_text(&db_id)).map_err(|error| {
+    std::fs::write(&constraints_path, input.constraints.to_file_text(db_id)).map_err(|error| {
         SuiteError::Io {
             path: constraints_path,
             error,
         }
-    })?;
+    })
+}
 
+/// Every gold of the schema prepared for execution, with its neighbors (drawn from a generator
+/// of its own) and probes, and its outcome so far.
+fn prepare_golds(
+    input: &SchemaInput,
+    options: &DistillOptions,
+) -> (Vec<Prepared>, Vec<GoldOutcome>) {
+    let db_id = &input.schema.db_id;
+    let exec = &options.exec;
+    let tables = input.schema.table_columns();
+    let facts = input.schema.column_facts();
     let mut outcomes: Vec<GoldOutcome> = Vec::new();
     let mut prepared: Vec<Prepared> = Vec::new();
     for g in &input.golds {
         let gold = exec.gold_plan(&g.gold);
         let mut rng =
-            fastrand::Rng::with_seed(database_seed(options.seed, &db_id, usize::MAX - g.index));
+            fastrand::Rng::with_seed(database_seed(options.seed, db_id, usize::MAX - g.index));
         let ns = neighbors(&gold.text, &tables, &facts, &mut rng);
         let ps: Vec<ProbeOutcome> = probes(&gold.sql, &tables, &facts)
             .into_iter()
@@ -525,76 +1203,32 @@ pub fn distill_schema(
             respelled_on: Vec::new(),
         });
     }
-    if let Some(path) = &input.original {
-        let conn = super::schema::open_original(path).map_err(|e| SuiteError::Database {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-        for o in &mut outcomes {
-            o.unmatched_constants = constraints::unmatched_constants(&conn, &input.schema, &o.gold);
-        }
-    }
+    (prepared, outcomes)
+}
 
-    let mut databases = Vec::new();
-    let mut sampled = 0usize;
-    let mut rejected = 0usize;
-    let mut rejections = Vec::new();
-    let mut alone_kept = Vec::new();
-    let mut swept_kept = Vec::new();
-    let mut next_k = 1usize;
+/// What validating the golds' neighbors on the base needs ([`Distillation::validate_on_base`]).
+struct BaseCheck<'b> {
+    /// The base's file name, which tells apart the neighbors it distinguishes.
+    name: &'b str,
+    schema: &'b SuiteSchema,
+    constants: &'b Constants,
+    /// A random base's seed, for its twin.
+    seed: Option<u64>,
+    limits: &'b Limits,
+    neighbor_limits: &'b Limits,
+    gold_limits: &'b Limits,
+    reject_ambiguous: bool,
+}
 
-    // The base database: the original, else the first random one every gold runs on.
-    let base_name;
-    let original_db = input.original.as_ref().map(Database::file);
-    let base_conn;
-    // A random base's seed: its twin (the same rows in reverse order) tells whether a gold's
-    // question has a natural answer on it.
-    let mut base_seed = None;
-    let base = match &original_db {
-        Some(db) => {
-            base_name = format!("{db_id}_0.sqlite");
-            Target::File(db)
-        }
-        None => loop {
-            if next_k > options.max_databases.max(1) * 2 {
-                return Err(SuiteError::Generate {
-                    db_id,
-                    message: "no random database on which every gold runs".into(),
-                });
-            }
-            let k = next_k;
-            next_k += 1;
-            sampled += 1;
-            let seed = database_seed(options.seed, &db_id, k);
-            let conn = random_db::in_memory(&input.schema, &constants, seed)?;
-            let failure = prepared.iter().zip(&input.golds).find_map(|(p, g)| {
-                run_query(&conn, &p.gold, &gold_limits)
-                    .err()
-                    .map(|e| (g.index, e))
-            });
-            let Some((index, e)) = failure else {
-                base_name = format!("{db_id}_{k}.sqlite");
-                base_conn = conn;
-                base_seed = Some(seed);
-                break Target::Memory(&base_conn);
-            };
-            rejected += 1;
-            if rejections.len() < REJECTIONS_REPORTED {
-                rejections.push(format!(
-                    "{db_id}_{k} (as the base): the gold of item {index} fails: {e}"
-                ));
-            }
-        },
-    };
-
-    // Validate neighbors on the base (in parallel over golds when it is a file): a neighbor
-    // that fails there is dropped; the targets the base tells apart are closed — unless the
-    // gold's question has no natural answer on a random base (a tie decides a superlative):
-    // then the base tells none of its neighbors apart. It stays in the gold's suite (the one
-    // database every gold is sure to run on: a gold that fails everywhere else would be
-    // left with none).
-    let validate = |p: &mut Prepared, o: &mut GoldOutcome, target: &Target| {
-        let gold = match target.run(&p.gold, &limits) {
+impl BaseCheck<'_> {
+    /// Validates one gold's neighbors on the base `target`: a neighbor that fails there is
+    /// dropped; the targets the base tells apart are closed — unless the gold's question has
+    /// no natural answer on a random base (a tie decides a superlative): then the base tells
+    /// none of its neighbors apart. It stays in the gold's suite (the one database every gold
+    /// is sure to run on: a gold that fails everywhere else would be left with none). A gold
+    /// that fails on the base has no neighbors or probes.
+    fn validate(&self, p: &mut Prepared, o: &mut GoldOutcome, target: &Target) {
+        let gold = match target.run(&p.gold, self.limits) {
             Ok(t) => t,
             Err(e) => {
                 o.gold_error = Some(e.to_string());
@@ -606,49 +1240,83 @@ pub fn distill_schema(
                 return;
             }
         };
-        let ambiguous = options.reject_ambiguous
-            && base_seed.is_some_and(|seed| {
+        let ambiguous = self.reject_ambiguous
+            && self.seed.is_some_and(|seed| {
                 let mut twin = Twin {
-                    schema: &input.schema,
-                    constants: &constants,
+                    schema: self.schema,
+                    constants: self.constants,
                     seed,
                     conn: None,
                 };
                 // A twin that cannot be drawn leaves the question open: not told apart here.
                 p.presupposes
-                    .fails(&p.gold, &gold, p.options, target, &mut twin, &gold_limits)
+                    .fails(
+                        &p.gold,
+                        &gold,
+                        p.options,
+                        target,
+                        &mut twin,
+                        self.gold_limits,
+                    )
                     .unwrap_or(true)
             });
-        let gold = Answer::new(gold, p.options, &p.order, target, &limits);
-        // A probe that does not run on the base is dropped; one the base satisfies is closed.
+        let gold = Answer::new(gold, p.options, &p.order, target, self.limits);
+        self.check_probes(&mut p.open_probes, o, target, &gold, ambiguous);
+        let factored_steps = p.factored_steps(target, gold.rows.steps, self.limits);
+        self.check_neighbors(&mut p.targets, factored_steps, o, target, &gold, ambiguous);
+    }
+
+    /// A probe that does not run on the base is dropped; one the base satisfies is closed.
+    fn check_probes(
+        &self,
+        open_probes: &mut Vec<bool>,
+        o: &mut GoldOutcome,
+        target: &Target,
+        gold: &Answer,
+        ambiguous: bool,
+    ) {
         let mut kept_probes = Vec::new();
         for mut probe in o.probes.drain(..) {
             if let Ok(satisfied) = differs(
                 target,
-                &gold,
+                gold,
                 gold.rows.steps,
                 &probe.probe.sql,
-                &neighbor_limits,
+                self.neighbor_limits,
             ) {
                 if satisfied && !ambiguous {
-                    probe.satisfied_by = Some(base_name.clone());
+                    probe.satisfied_by = Some(self.name.to_owned());
                 }
                 kept_probes.push(probe);
             }
         }
-        p.open_probes = kept_probes
+        *open_probes = kept_probes
             .iter()
             .map(|x| x.satisfied_by.is_none())
             .collect();
         o.probes = kept_probes;
-        let factored_steps = p.factored_steps(target, gold.rows.steps, &limits);
+    }
+
+    /// A neighbor that fails on the base (as written) is dropped; of the others, the targets
+    /// the base tells apart are closed (none where it is `ambiguous`), and a neighbor with none
+    /// left is distinguished by the base. Where the gold's factored form runs in fewer steps
+    /// (`factored_steps`), its targets run factored too ([`Prepared::factored_steps`]).
+    fn check_neighbors(
+        &self,
+        targets: &mut Vec<Vec<Text>>,
+        factored_steps: Option<u64>,
+        o: &mut GoldOutcome,
+        target: &Target,
+        gold: &Answer,
+        ambiguous: bool,
+    ) {
         let factor = factored_steps.is_some();
         let basis = factored_steps.unwrap_or(gold.rows.steps);
+        let differs_here = |sql: &str| differs(target, gold, basis, sql, self.neighbor_limits);
         let mut keep = Vec::new();
         let mut kept_targets = Vec::new();
-        for (n, mut ts) in o.neighbors.drain(..).zip(p.targets.drain(..)) {
-            let first = ts[0].run_as(factor);
-            let as_written = match differs(target, &gold, basis, first, &neighbor_limits) {
+        for (n, mut ts) in o.neighbors.drain(..).zip(targets.drain(..)) {
+            let as_written = match differs_here(ts[0].run_as(factor)) {
                 Ok(d) => d,
                 Err(_) => {
                     o.failed += 1;
@@ -664,7 +1332,7 @@ pub fn distill_schema(
                 }
                 for t in ts.drain(..).skip(1) {
                     if let Ok(false) | Err(QueryError::Timeout { .. }) =
-                        differs(target, &gold, basis, t.run_as(factor), &neighbor_limits)
+                        differs_here(t.run_as(factor))
                     {
                         open.push(t);
                     }
@@ -673,345 +1341,14 @@ pub fn distill_schema(
             };
             let mut n = n;
             if open.is_empty() {
-                n.distinguished_by = Some(base_name.clone());
+                n.distinguished_by = Some(self.name.to_owned());
             }
             keep.push(n);
             kept_targets.push(open);
         }
         o.neighbors = keep;
-        p.targets = kept_targets;
-    };
-    match &base {
-        Target::File(db) => {
-            let db = *db;
-            work_pool::run(|| {
-                prepared
-                    .par_iter_mut()
-                    .zip(outcomes.par_iter_mut())
-                    .for_each(|(p, o)| validate(p, o, &Target::File(db)))
-            });
-        }
-        Target::Memory(_) => prepared
-            .iter_mut()
-            .zip(outcomes.iter_mut())
-            .for_each(|(p, o)| validate(p, o, &base)),
+        *targets = kept_targets;
     }
-    match &input.original {
-        Some(path) if path.extension().is_some_and(|e| e == "sql") => {
-            // A `.sql` script original becomes a database file in the suite.
-            let to = dir.join(&base_name);
-            let err = |e: rusqlite::Error| SuiteError::Database {
-                path: path.clone(),
-                message: e.to_string(),
-            };
-            let conn = super::schema::open_original(path).map_err(err)?;
-            conn.execute("VACUUM INTO ?1", [to.to_string_lossy().as_ref()])
-                .map_err(err)?;
-        }
-        Some(path) => {
-            let to = dir.join(&base_name);
-            std::fs::copy(path, &to).map_err(|error| SuiteError::Io { path: to, error })?;
-        }
-        None => {
-            let k = next_k - 1;
-            let seed = database_seed(options.seed, &db_id, k);
-            random_db::write(&dir.join(&base_name), &input.schema, &constants, seed)?;
-        }
-    }
-    databases.push(base_name);
-
-    // Greedy: draw random databases while some target is not told apart (or, for the first
-    // quarter of the budget, some probe is not satisfied); keep a database iff it tells apart a
-    // target, or satisfies a probe, that no kept database does.
-    // Golds natural data never matches are pursued on databases respelled for them.
-    let natural: Vec<bool> = outcomes
-        .iter()
-        .map(|o| o.unmatched_constants.is_empty())
-        .collect();
-    // With a time budget, the draws stop at `1 - SWEEP_SHARE` of it; the sweep has the rest.
-    let deadline = options.time_budget.map(|b| started + b);
-    let draws_until = options
-        .time_budget
-        .map(|b| started + b.mul_f64(1.0 - SWEEP_SHARE));
-    let mut keeping = Keeping {
-        gold_limits: &gold_limits,
-        reject_ambiguous: options.reject_ambiguous,
-        natural: &natural,
-        ambiguous: 0,
-        respelled: Vec::new(),
-    };
-    let probe_budget = options.max_databases / 4;
-    // Per gold, the databases drawn for it alone; and the usual databases drawn.
-    let mut alone_drawn = vec![0usize; prepared.len()];
-    let mut usual_drawn = 0usize;
-    let mut yields = Yields::default();
-    // Per worker, the canvas each drawn database is filled in (the first also serves this
-    // thread between draws).
-    let canvases: Vec<Mutex<Option<Canvas>>> = (0..work_pool::threads().max(1))
-        .map(|_| Mutex::new(None))
-        .collect();
-    let open_golds = |prepared: &[Prepared], probing: bool| -> Vec<usize> {
-        (0..prepared.len())
-            .filter(|&g| {
-                prepared[g].targets.iter().any(|t| !t.is_empty())
-                    || (probing && prepared[g].open_probes.contains(&true))
-            })
-            .collect()
-    };
-    loop {
-        let probing = sampled < probe_budget;
-        let open = open_golds(&prepared, probing);
-        if open.is_empty()
-            || sampled >= options.max_databases
-            || draws_until.is_some_and(|d| Instant::now() >= d)
-        {
-            break;
-        }
-        let k = next_k;
-        next_k += 1;
-        sampled += 1;
-        let seed = database_seed(options.seed, &db_id, k);
-        // A database is drawn either for one open gold alone (a few rows, its witness only:
-        // [`Constants::alone`]) or as a usual one, focused on the open golds in turn and
-        // witnessing others. One in four is each; the other half goes to the kind that has
-        // told more targets apart per database lately ([`Yields`]).
-        let alone_turn = match k % 4 {
-            0 => false,
-            2 => true,
-            _ => yields.favours_alone(),
-        };
-        // Drawn alone, for the open gold with the most neighbors still open per database of
-        // its own so far.
-        let alone = alone_turn
-            .then(|| {
-                open.iter().copied().max_by(|&a, &b| {
-                    let weight = |g: usize| {
-                        let left = prepared[g].targets.iter().filter(|t| !t.is_empty()).count();
-                        left as f64 / (1 + alone_drawn[g]) as f64
-                    };
-                    weight(a).total_cmp(&weight(b)).then(b.cmp(&a))
-                })
-            })
-            .flatten();
-        let turn = usual_drawn;
-        if alone.is_none() {
-            usual_drawn += 1;
-        }
-        let focus = alone.unwrap_or(open[turn % open.len()]);
-        if let Some(g) = alone {
-            alone_drawn[g] += 1;
-        }
-        // The other witnessed golds: spread over the open ones, and natural like the focus.
-        let stride = (open.len() / options.witnesses_per_database.max(1)).max(1);
-        let mut others: Vec<usize> = Vec::new();
-        if alone.is_none() {
-            for j in 1..open.len() {
-                let g = open[(turn + j * stride) % open.len()];
-                if others.len() + 1 >= options.witnesses_per_database {
-                    break;
-                }
-                if g != focus && natural[g] == natural[focus] && !others.contains(&g) {
-                    others.push(g);
-                }
-            }
-        }
-        let constants = constants
-            .focused_on(&input.golds[focus].gold, &input.schema)
-            .witnessing(
-                others.iter().map(|&g| input.golds[g].gold.as_str()),
-                &input.schema,
-            );
-        // A database for a gold natural data never matches spells its constants as it does,
-        // and serves only such golds.
-        let respell = !natural[focus];
-        let constants = if respell {
-            constants.respelled()
-        } else {
-            constants
-        };
-        let constants = if alone.is_some() {
-            constants.alone()
-        } else {
-            constants
-        };
-        let how = Examination {
-            gold_limits: &gold_limits,
-            neighbor_limits: &neighbor_limits,
-            reject_ambiguous: options.reject_ambiguous,
-            probing,
-            deadline: draws_until,
-        };
-        // Every open gold is examined here, in parallel (a database respelled for other golds
-        // only runs a natural gold, for its exclusions).
-        let examined = examine_open(
-            &open,
-            &canvases,
-            &input.schema,
-            &constants,
-            seed,
-            |g, target, twin| {
-                let role = if respell && natural[g] {
-                    Role::AnswerOnly
-                } else if g == focus || others.contains(&g) {
-                    Role::Witnessed
-                } else {
-                    Role::Unwitnessed
-                };
-                examine(&prepared[g], &outcomes[g].probes, target, twin, &how, role)
-            },
-        )?;
-        let mut first_canvas = canvases[0].lock().unwrap_or_else(|e| e.into_inner());
-        let conn = canvas::held(&mut first_canvas, &input.schema, &constants, seed)?;
-        let target = Target::Memory(conn);
-        let mut twin = Twin {
-            schema: &input.schema,
-            constants: &constants,
-            seed,
-            conn: None,
-        };
-        // Golds whose question has no natural answer here.
-        let mut excluded: Vec<usize> = Vec::new();
-        // (gold, neighbor, target) told apart by this database, and (gold, probe) satisfied.
-        let mut found: Vec<(usize, usize, usize)> = Vec::new();
-        let mut satisfied: Vec<(usize, usize)> = Vec::new();
-        // Golds that fail here (with why): this database is no part of their suites.
-        let mut failing: Vec<(usize, QueryError)> = Vec::new();
-        for (&g, e) in open.iter().zip(examined) {
-            if let Some(error) = e.failure {
-                failing.push((g, error));
-            } else if e.ambiguous {
-                excluded.push(g);
-            }
-            found.extend(e.found.into_iter().map(|(n, t)| (g, n, t)));
-            satisfied.extend(e.satisfied.into_iter().map(|i| (g, i)));
-        }
-        yields.record(alone.is_some(), found.len());
-        if found.is_empty() && satisfied.is_empty() {
-            continue;
-        }
-        // A kept database must run every gold (a gold never fails on its own suite), and is
-        // no part of the suite of a gold whose question has no natural answer on it.
-        let name = format!("{db_id}_{k}.sqlite");
-        let others = (0..prepared.len()).filter(|g| !open.contains(g));
-        let (more_failing, more_excluded) =
-            keeping.others_on(&prepared, &outcomes, others, &target, &mut twin, respell)?;
-        failing.extend(more_failing);
-        excluded.extend(more_excluded);
-        keeping.record(&name, &mut outcomes, failing, &excluded, respell);
-        random_db::write(&dir.join(&name), &input.schema, &constants, seed)?;
-        if let Some(g) = alone {
-            alone_kept.push((name.clone(), outcomes[g].index));
-        }
-        // Close targets from the back so indices stay valid.
-        found.sort_unstable();
-        for &(g, n, t) in found.iter().rev() {
-            prepared[g].targets[n].remove(t);
-            if prepared[g].targets[n].is_empty() {
-                outcomes[g].neighbors[n].distinguished_by = Some(name.clone());
-            }
-        }
-        for &(g, i) in &satisfied {
-            prepared[g].open_probes[i] = false;
-            outcomes[g].probes[i].satisfied_by = Some(name.clone());
-        }
-        databases.push(name);
-    }
-
-    // The near-miss sweep: databases of a gold's own, its witness and one near miss each.
-    let swept_how = Examination {
-        gold_limits: &gold_limits,
-        neighbor_limits: &neighbor_limits,
-        reject_ambiguous: options.reject_ambiguous,
-        probing: false,
-        deadline,
-    };
-    let sweep_input = sweep::SweepInput {
-        schema: &input.schema,
-        constants: &constants,
-        golds: input
-            .golds
-            .iter()
-            .zip(&natural)
-            .map(|(g, &n)| (g.gold.as_str(), n))
-            .collect(),
-        how: &swept_how,
-        seed: options.seed,
-        db_id: &db_id,
-    };
-    let swept = sweep::sweep(&sweep_input, &mut prepared, &outcomes)?;
-    for s in swept {
-        let k = next_k;
-        next_k += 1;
-        let name = format!("{db_id}_{k}.sqlite");
-        let conn = random_db::in_memory(&input.schema, &s.constants, s.seed)?;
-        let target = Target::Memory(&conn);
-        let mut twin = Twin {
-            schema: &input.schema,
-            constants: &s.constants,
-            seed: s.seed,
-            conn: None,
-        };
-        let respell = !natural[s.gold];
-        let others = (0..prepared.len()).filter(|&g| g != s.gold);
-        let (failing, excluded) =
-            keeping.others_on(&prepared, &outcomes, others, &target, &mut twin, respell)?;
-        keeping.record(&name, &mut outcomes, failing, &excluded, respell);
-        random_db::write(&dir.join(&name), &input.schema, &s.constants, s.seed)?;
-        swept_kept.push((name.clone(), outcomes[s.gold].index));
-        for &n in &s.closed {
-            outcomes[s.gold].neighbors[n].distinguished_by = Some(name.clone());
-        }
-        databases.push(name);
-    }
-
-    // Per gold (its text as in the gold file): the databases that are no part of its suite.
-    let mut exclusions = sqlsuite::dataset::Exclusions::new();
-    for (g, o) in input.golds.iter().zip(&outcomes) {
-        // A database is named once.
-        if !o.ambiguous_on.is_empty() || !o.respelled_on.is_empty() || !o.fails_on.is_empty() {
-            let e = exclusions.entry(g.gold.clone()).or_default();
-            for name in o
-                .ambiguous_on
-                .iter()
-                .chain(&o.respelled_on)
-                .chain(&o.fails_on)
-            {
-                if !e.contains(name) {
-                    e.push(name.clone());
-                }
-            }
-        }
-    }
-    let exclusions_path = dir.join(sqlsuite::dataset::SUITE_EXCLUSIONS);
-    let json = serde_json::to_string_pretty(&exclusions).map_err(|e| SuiteError::Generate {
-        db_id: db_id.clone(),
-        message: e.to_string(),
-    })?;
-    std::fs::write(&exclusions_path, json).map_err(|error| SuiteError::Io {
-        path: exclusions_path,
-        error,
-    })?;
-    let bytes = databases
-        .iter()
-        .filter_map(|n| std::fs::metadata(dir.join(n)).ok())
-        .map(|m| m.len())
-        .sum();
-    Ok(SchemaOutcome {
-        db_id,
-        has_original: input.original.is_some(),
-        sampled,
-        rejected,
-        rejections,
-        ambiguous: keeping.ambiguous,
-        respelled: keeping.respelled,
-        alone: alone_kept,
-        swept: swept_kept,
-        databases,
-        bytes,
-        seconds: started.elapsed().as_secs_f64(),
-        golds: outcomes,
-        constraints: input.constraints.clone(),
-    })
 }
 
 /// Targets told apart per drawn database, by kind (drawn for one gold alone, or usual): a
@@ -1084,18 +1421,18 @@ type OthersOn = (Vec<(usize, QueryError)>, Vec<usize>);
 
 /// What keeping a database checks of the golds besides those it was examined for, and the
 /// tallies of the suite's exclusions.
-struct Keeping<'a> {
-    gold_limits: &'a Limits,
+struct Keeping {
+    gold_limits: Limits,
     reject_ambiguous: bool,
-    /// Per gold: natural data matches its constants ([`constraints::unmatched_constants`]).
-    natural: &'a [bool],
+    /// Per gold: natural data matches its constants ([`unmatched_constants`]).
+    natural: Vec<bool>,
     /// (gold, database) pairs left out: no natural answer there.
     ambiguous: usize,
     /// The databases respelled for a gold natural data never matches.
     respelled: Vec<String>,
 }
 
-impl Keeping<'_> {
+impl Keeping {
     /// Runs the golds `others` on a database about to be kept (a gold never fails on its own
     /// suite, and a database is no part of the suite of a gold whose question has no natural
     /// answer there): those that fail, with why, and those left out. A database `respell`ed
@@ -1113,7 +1450,7 @@ impl Keeping<'_> {
         let mut excluded = Vec::new();
         for g in others.filter(|&g| outcomes[g].gold_error.is_none()) {
             let p = &prepared[g];
-            match target.run(&p.gold, self.gold_limits) {
+            match target.run(&p.gold, &self.gold_limits) {
                 Ok(_) if respell && self.natural[g] => {}
                 Ok(answer) => {
                     if self.reject_ambiguous
@@ -1123,7 +1460,7 @@ impl Keeping<'_> {
                             p.options,
                             target,
                             twin,
-                            self.gold_limits,
+                            &self.gold_limits,
                         )?
                     {
                         excluded.push(g);
@@ -1156,7 +1493,7 @@ impl Keeping<'_> {
             outcomes[g].ambiguous_on.push(name.to_string());
         }
         if respell {
-            for (o, _) in outcomes.iter_mut().zip(self.natural).filter(|(_, n)| **n) {
+            for (o, _) in outcomes.iter_mut().zip(&self.natural).filter(|(_, n)| **n) {
                 o.respelled_on.push(name.to_string());
             }
             self.respelled.push(name.to_string());

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use super::constraints::{self, Constraints};
 use super::distill::{GoldInput, SchemaInput};
+use super::induce::induce;
 use super::schema::{from_database, read_tables_json};
 use super::SuiteError;
 use sqlsuite::backend::Naming;
@@ -124,7 +125,7 @@ pub fn schema_inputs(
         .with_joins(golds.iter().map(|g| g.gold.as_str()))
         .with_text_comparisons(golds.iter().map(|g| g.gold.as_str()));
         let data = original.as_deref().filter(|_| manifest.distill.induce);
-        let mut rules = constraints::induce(&schema, data, golds.iter().map(|g| g.gold.as_str()))?;
+        let mut rules = induce(&schema, data, golds.iter().map(|g| g.gold.as_str()))?;
         let mut origin = "induced constraints".to_owned();
         if let Some(pattern) = &manifest.distill.constraints {
             let path = constraints::override_path(pattern, &db_id);

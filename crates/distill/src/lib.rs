@@ -5,10 +5,12 @@
 //! whose `[databases]` pattern globs the written suite then evaluates with test-suite accuracy
 //! (the exec metric requires a match on every database).
 
+mod atoms;
 mod canvas;
 pub(crate) mod constraints;
 pub mod distill;
 mod factor_or;
+pub(crate) mod induce;
 pub mod inputs;
 pub(crate) mod neighbors;
 pub(crate) mod probes;

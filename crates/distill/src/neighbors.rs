@@ -2,9 +2,9 @@
 //! aggregation, a sort direction, a connective, a negation, a column, or a dropped span. A
 //! test suite is good when it tells the gold from each of them (`spec/test_suite.md`).
 //!
-//! Length: about 1,370 lines of code and 330 of tests. The neighbor kinds share one token walk
-//! (clause tracking, spans, the gold's constants) and are small each; spread over files, every
-//! kind would re-export that walk's internals.
+//! Length: about 1,460 lines of code and 580 of tests. The neighbor kinds share one token walk
+//! (`TokenEdits`, a method per kind of token, over the clause tracking of `Query`) and are
+//! small each; spread over files, every kind would re-export that walk's internals.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -569,290 +569,26 @@ pub fn neighbors(
     rng: &mut fastrand::Rng,
 ) -> Vec<Neighbor> {
     let q = Query::new(gold);
-    let mut out: Vec<Neighbor> = Vec::new();
-    let many_conjunct_spans = many_conjunct_spans(&q);
-    let hardness_at = |i: usize| -> Option<Hardness> {
-        let is_threshold = (q.is_comparison(i) && q.after_count(i))
-            || (i > 0
-                && matches!(q.toks[i].kind, TokenKind::Int | TokenKind::Float)
-                && q.is_comparison(i - 1)
-                && q.after_count(i - 1));
-        if is_threshold {
-            Some(Hardness::CountThreshold)
-        } else if many_conjunct_spans.iter().any(|&(a, b)| a <= i && i < b) {
-            Some(Hardness::ManyConjuncts)
-        } else {
-            None
-        }
-    };
-    let mut push = |kind: NeighborKind, sql: String, hard: Option<Hardness>| {
-        out.push(Neighbor { kind, sql, hard });
-    };
-    let replace = |i: usize, with: &str| splice(gold, q.toks[i].start, q.toks[i].end, with);
-
-    let aliases = alias_map(&q, tables);
-    let mut between_pending: HashMap<usize, bool> = HashMap::new();
-
-    for i in 0..q.toks.len() {
-        let t = &q.toks[i];
-        let hard = hardness_at(i);
-        let prev_word = |w: &str| i > 0 && q.toks[i - 1].is_word(w);
-        match t.kind {
-            TokenKind::Int => {
-                let Ok(c) = t.text.parse::<i64>() else {
-                    continue;
-                };
-                let span = c.unsigned_abs().saturating_mul(2).clamp(10, 1 << 40) as i64;
-                let mut alts = BTreeSet::new();
-                alts.insert(c.saturating_sub(1));
-                alts.insert(c.saturating_add(1));
-                alts.insert(rng.i64(0..=span));
-                alts.insert(rng.i64(0..=span));
-                alts.insert(rng.i64(0..=10));
-                alts.insert(rng.i64(c.saturating_sub(10)..=c.saturating_add(10)));
-                alts.remove(&c);
-                if prev_word("limit") && c >= 1 && q.in_scalar_subquery(i) {
-                    // Any positive limit, and a negative one (no limit in SQLite), give the
-                    // scalar subquery the same first row; only 0 changes it.
-                    alts.retain(|&a| a == 0);
-                }
-                if let Some(floor) = (i > 0 && q.is_comparison(i - 1))
-                    .then(|| q.count_floor(i - 1))
-                    .flatten()
-                {
-                    let op = q.toks[i - 1].text.as_str();
-                    alts.retain(|&a| !same_for_counts(floor, (op, c), (op, a)));
-                }
-                if q.is_count_argument(i) {
-                    // `count( 0 )`, `count( 7 )`: every integer is a non-NULL constant.
-                    alts.clear();
-                }
-                for a in alts {
-                    push(NeighborKind::IntValue, replace(i, &a.to_string()), hard);
-                }
-            }
-            TokenKind::Float => {
-                let Ok(c) = t.text.parse::<f64>() else {
-                    continue;
-                };
-                let step = 0.001 * c.abs().max(1.0);
-                let hi = 2.0 * c.abs() + 1.0;
-                for a in [
-                    c + step,
-                    c - step,
-                    c + 10.0 * step,
-                    c - 10.0 * step,
-                    rng.f64() * hi,
-                    rng.f64() * hi,
-                ] {
-                    let text = float_text(a);
-                    if text != t.text {
-                        push(NeighborKind::FloatValue, replace(i, &text), hard);
-                    }
-                }
-            }
-            TokenKind::Str => {
-                let Some(s) = t.string_content() else {
-                    continue;
-                };
-                let qc = t.text.chars().next().unwrap_or('\'');
-                let chars: Vec<char> = s.chars().collect();
-                let like = prev_word("like");
-                let mut alts: Vec<(NeighborKind, String)> = Vec::new();
-                alts.push((NeighborKind::StringValue, {
-                    let len = 1 + rng.usize(..8);
-                    random_word(rng, len)
-                }));
-                if chars.len() >= 2 {
-                    alts.push((
-                        NeighborKind::StringValue,
-                        chars[1..].iter().collect::<String>(),
-                    ));
-                    alts.push((
-                        NeighborKind::StringValue,
-                        chars[..chars.len() - 1].iter().collect::<String>(),
-                    ));
-                }
-                alts.push((NeighborKind::StringValue, random_word(rng, 3)));
-                alts.push((
-                    NeighborKind::StringValue,
-                    format!("{s}{}", random_word(rng, 2)),
-                ));
-                alts.push((NeighborKind::StringValue, format!("a{s}")));
-                if chars.len() >= 3 {
-                    alts.push((
-                        NeighborKind::StringValue,
-                        chars[1..chars.len() - 1].iter().collect::<String>(),
-                    ));
-                }
-                if like {
-                    if s.contains('%') {
-                        alts.push((NeighborKind::LikePattern, s.replace('%', "")));
-                        if let Some(rest) = s.strip_prefix('%') {
-                            alts.push((NeighborKind::LikePattern, rest.to_owned()));
-                        }
-                        if let Some(rest) = s.strip_suffix('%') {
-                            alts.push((NeighborKind::LikePattern, rest.to_owned()));
-                        }
-                    } else {
-                        alts.push((NeighborKind::LikePattern, format!("%{s}%")));
-                    }
-                }
-                for (kind, a) in alts {
-                    if a != s {
-                        push(kind, replace(i, &quote(&a, qc)), hard);
-                    }
-                }
-                // `= 'c'` → `LIKE '%c%'`, `LIKE 'c%'`: a substring or prefix match where the
-                // gold wants the value.
-                if i >= 1 && q.toks[i - 1].is_symbol("=") && !s.is_empty() && !s.contains('%') {
-                    for pattern in [format!("%{s}%"), format!("{s}%")] {
-                        let like = format!("LIKE {}", quote(&pattern, qc));
-                        push(
-                            NeighborKind::LikePattern,
-                            splice(gold, q.toks[i - 1].start, t.end, &like),
-                            hard,
-                        );
-                    }
-                }
-            }
-            TokenKind::Symbol if q.is_comparison(i) => {
-                let norm = match t.text.as_str() {
-                    "==" => "=",
-                    "<>" => "!=",
-                    other => other,
-                };
-                let threshold = q.count_floor(i).and_then(|floor| {
-                    let n = q.toks.get(i + 1)?.text.parse::<i64>().ok()?;
-                    Some((floor, n))
-                });
-                let extremum = q.compared_with_own_extremum(i);
-                for op in COMPARISONS {
-                    if *op == norm {
-                        continue;
-                    }
-                    if threshold
-                        .is_some_and(|(floor, n)| same_for_counts(floor, (norm, n), (op, n)))
-                    {
-                        continue;
-                    }
-                    if extremum.is_some_and(|e| same_against_extremum(e, norm, op)) {
-                        continue;
-                    }
-                    push(NeighborKind::Comparison, replace(i, op), hard);
-                }
-            }
-            TokenKind::Symbol => {}
-            TokenKind::Word => {
-                let w = t.lower();
-                let d = q.depth[i];
-                let next_open = q.toks.get(i + 1).is_some_and(|n| n.is_symbol("("));
-                if AGGREGATES.contains(&w.as_str()) && next_open {
-                    // `sum( 1 )` counts the rows of a group as `count( 1 )` does (a group is
-                    // never empty; without GROUP BY, no rows give NULL instead of 0).
-                    let sum_counts = w == "count"
-                        && q.toks.get(i + 2).is_some_and(|t| t.text == "1")
-                        && q.is_count_argument(i + 2)
-                        && q.group_keys(i).is_some();
-                    for a in AGGREGATES {
-                        if *a != w && !(sum_counts && *a == "sum") {
-                            push(NeighborKind::Aggregation, replace(i, a), hard);
-                        }
-                    }
-                    continue;
-                }
-                match w.as_str() {
-                    "asc" => push(NeighborKind::SortDirection, replace(i, "DESC"), hard),
-                    "desc" => push(NeighborKind::SortDirection, replace(i, "ASC"), hard),
-                    "between" => {
-                        between_pending.insert(d, true);
-                    }
-                    "and" if between_pending.get(&d) == Some(&true) => {
-                        between_pending.insert(d, false);
-                    }
-                    "and" => push(NeighborKind::AndOr, replace(i, "OR"), hard),
-                    "or" => push(NeighborKind::AndOr, replace(i, "AND"), hard),
-                    "like" if prev_word("not") => push(
-                        NeighborKind::LikeNegation,
-                        splice(gold, q.toks[i - 1].start, t.end, "LIKE"),
-                        hard,
-                    ),
-                    "like" => push(NeighborKind::LikeNegation, replace(i, "NOT LIKE"), hard),
-                    "in" if next_open && prev_word("not") => push(
-                        NeighborKind::InNegation,
-                        splice(gold, q.toks[i - 1].start, t.end, "IN"),
-                        hard,
-                    ),
-                    "in" if next_open => push(NeighborKind::InNegation, replace(i, "NOT IN"), hard),
-                    "union" | "intersect" | "except" => {
-                        if q.toks.get(i + 1).is_some_and(|n| n.is_word("all")) {
-                            continue;
-                        }
-                        for s in ["UNION", "INTERSECT", "EXCEPT"] {
-                            if !s.eq_ignore_ascii_case(&w) {
-                                push(NeighborKind::SetOperator, replace(i, s), hard);
-                            }
-                        }
-                    }
-                    "distinct"
-                        if q.idle_distinct(i)
-                            || distinct_of_identifying_column(&q, i, tables, facts, &aliases) => {}
-                    "distinct" => push(
-                        NeighborKind::DropDistinct,
-                        splice(gold, t.start, t.end, ""),
-                        None,
-                    ),
-                    _ => {
-                        for alt in column_alternatives(&q, i, tables, facts, &aliases, rng) {
-                            push(NeighborKind::Column, replace(i, &alt), hard);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    drop_spans(&q, &many_conjunct_spans, &mut |kind, sql, hard| {
-        out.push(Neighbor { kind, sql, hard })
-    });
-    add_sort_directions(&q, &mut |sql| {
-        out.push(Neighbor {
-            kind: NeighborKind::SortDirection,
-            sql,
-            hard: None,
-        })
-    });
-
-    count_star_columns(&q, tables, facts, &aliases, &mut |kind, sql| {
-        out.push(Neighbor {
-            kind,
-            sql,
-            hard: None,
-        })
-    });
-    group_key_columns(&q, tables, facts, &aliases, &mut |sql| {
-        out.push(Neighbor {
-            kind: NeighborKind::Column,
-            sql,
-            hard: None,
-        })
-    });
-    // Last, so that a span drop equal to a named edit above keeps the named kind.
-    drop_token_spans(
-        &q,
+    let mut edits = TokenEdits {
+        gold,
+        q: &q,
         tables,
         facts,
-        &aliases,
-        &many_conjunct_spans,
-        &mut |sql, hard| {
-            out.push(Neighbor {
-                kind: NeighborKind::DropSpan,
-                sql,
-                hard,
-            })
-        },
-    );
-
+        aliases: alias_map(&q, tables),
+        many_conjunct_spans: many_conjunct_spans(&q),
+        between_pending: HashMap::new(),
+        out: Vec::new(),
+    };
+    for i in 0..q.toks.len() {
+        edits.at(i, rng);
+    }
+    let TokenEdits {
+        aliases,
+        many_conjunct_spans,
+        mut out,
+        ..
+    } = edits;
+    span_and_column_edits(&q, tables, facts, &aliases, &many_conjunct_spans, &mut out);
     // The gold and its known rewrites (`equivalents`) are no neighbors; nor, where every row
     // of the answer is the same, is an edit of the ORDER BY alone.
     let mut seen = q.equivalents(tables, facts, &aliases);
@@ -865,6 +601,390 @@ pub fn neighbors(
                 .is_none_or(|gold| Query::new(&n.sql).without_order_by() != *gold)
     });
     out
+}
+
+/// The edits of one token at a time ([`TokenEdits::at`]), in one walk of the gold's tokens:
+/// constants changed, comparisons, aggregates, sort directions, connectives, negations, set
+/// operators, DISTINCT and columns swapped.
+struct TokenEdits<'q> {
+    gold: &'q str,
+    q: &'q Query<'q>,
+    tables: &'q TableColumns,
+    facts: &'q ColumnFacts,
+    aliases: HashMap<String, usize>,
+    /// Spans of many conjuncts: an edit inside one is hard ([`Hardness::ManyConjuncts`]).
+    many_conjunct_spans: Vec<(usize, usize)>,
+    /// Per nesting depth: a `BETWEEN` whose `AND` is still to come (no connective).
+    between_pending: HashMap<usize, bool>,
+    out: Vec<Neighbor>,
+}
+
+impl TokenEdits<'_> {
+    fn push(&mut self, kind: NeighborKind, sql: String, hard: Option<Hardness>) {
+        self.out.push(Neighbor { kind, sql, hard });
+    }
+
+    /// The gold with token `i` replaced by `with`.
+    fn replace(&self, i: usize, with: &str) -> String {
+        splice(self.gold, self.q.toks[i].start, self.q.toks[i].end, with)
+    }
+
+    /// The token before `i` is the word `w`.
+    fn prev_word(&self, i: usize, w: &str) -> bool {
+        i > 0 && self.q.toks[i - 1].is_word(w)
+    }
+
+    /// Why an edit of token `i` is hard to tell apart, if it is: it changes a count threshold,
+    /// or it lies in a span of many conjuncts.
+    fn hardness_at(&self, i: usize) -> Option<Hardness> {
+        let q = self.q;
+        let is_threshold = (q.is_comparison(i) && q.after_count(i))
+            || (i > 0
+                && matches!(q.toks[i].kind, TokenKind::Int | TokenKind::Float)
+                && q.is_comparison(i - 1)
+                && q.after_count(i - 1));
+        if is_threshold {
+            Some(Hardness::CountThreshold)
+        } else if self
+            .many_conjunct_spans
+            .iter()
+            .any(|&(a, b)| a <= i && i < b)
+        {
+            Some(Hardness::ManyConjuncts)
+        } else {
+            None
+        }
+    }
+
+    /// The edits of token `i`, by its kind.
+    fn at(&mut self, i: usize, rng: &mut fastrand::Rng) {
+        let hard = self.hardness_at(i);
+        match self.q.toks[i].kind {
+            TokenKind::Int => self.integer_edits(i, hard, rng),
+            TokenKind::Float => self.float_edits(i, hard, rng),
+            TokenKind::Str => self.string_edits(i, hard, rng),
+            TokenKind::Symbol if self.q.is_comparison(i) => self.comparison_edits(i, hard),
+            TokenKind::Symbol => {}
+            TokenKind::Word => self.word_edits(i, hard, rng),
+        }
+    }
+
+    /// An integer constant: its neighbours, random ones near and far; only those that change
+    /// the answer (a scalar subquery's LIMIT, a count's threshold, `count( 7 )`).
+    fn integer_edits(&mut self, i: usize, hard: Option<Hardness>, rng: &mut fastrand::Rng) {
+        let q = self.q;
+        let Ok(c) = q.toks[i].text.parse::<i64>() else {
+            return;
+        };
+        let span = c.unsigned_abs().saturating_mul(2).clamp(10, 1 << 40) as i64;
+        let mut alts = BTreeSet::new();
+        alts.insert(c.saturating_sub(1));
+        alts.insert(c.saturating_add(1));
+        alts.insert(rng.i64(0..=span));
+        alts.insert(rng.i64(0..=span));
+        alts.insert(rng.i64(0..=10));
+        alts.insert(rng.i64(c.saturating_sub(10)..=c.saturating_add(10)));
+        alts.remove(&c);
+        if self.prev_word(i, "limit") && c >= 1 && q.in_scalar_subquery(i) {
+            // Any positive limit, and a negative one (no limit in SQLite), give the scalar
+            // subquery the same first row; only 0 changes it.
+            alts.retain(|&a| a == 0);
+        }
+        if let Some(floor) = (i > 0 && q.is_comparison(i - 1))
+            .then(|| q.count_floor(i - 1))
+            .flatten()
+        {
+            let op = q.toks[i - 1].text.as_str();
+            alts.retain(|&a| !same_for_counts(floor, (op, c), (op, a)));
+        }
+        if q.is_count_argument(i) {
+            // `count( 0 )`, `count( 7 )`: every integer is a non-NULL constant.
+            alts.clear();
+        }
+        for a in alts {
+            let sql = self.replace(i, &a.to_string());
+            self.push(NeighborKind::IntValue, sql, hard);
+        }
+    }
+
+    /// A real constant: a small step either way, ten of them, and two random values.
+    fn float_edits(&mut self, i: usize, hard: Option<Hardness>, rng: &mut fastrand::Rng) {
+        let q = self.q;
+        let t = &q.toks[i];
+        let Ok(c) = t.text.parse::<f64>() else {
+            return;
+        };
+        let step = 0.001 * c.abs().max(1.0);
+        let hi = 2.0 * c.abs() + 1.0;
+        for a in [
+            c + step,
+            c - step,
+            c + 10.0 * step,
+            c - 10.0 * step,
+            rng.f64() * hi,
+            rng.f64() * hi,
+        ] {
+            let text = float_text(a);
+            if text != t.text {
+                let sql = self.replace(i, &text);
+                self.push(NeighborKind::FloatValue, sql, hard);
+            }
+        }
+    }
+
+    /// A string constant: random words, its substrings and extensions, a LIKE pattern's `%`
+    /// moved; and an equality made a substring or prefix match.
+    fn string_edits(&mut self, i: usize, hard: Option<Hardness>, rng: &mut fastrand::Rng) {
+        let (gold, q) = (self.gold, self.q);
+        let t = &q.toks[i];
+        let Some(s) = t.string_content() else {
+            return;
+        };
+        let qc = t.text.chars().next().unwrap_or('\'');
+        for (kind, a) in string_alternatives(&s, self.prev_word(i, "like"), rng) {
+            if a != s {
+                let sql = self.replace(i, &quote(&a, qc));
+                self.push(kind, sql, hard);
+            }
+        }
+        // `= 'c'` → `LIKE '%c%'`, `LIKE 'c%'`: a substring or prefix match where the gold
+        // wants the value.
+        if i >= 1 && q.toks[i - 1].is_symbol("=") && !s.is_empty() && !s.contains('%') {
+            for pattern in [format!("%{s}%"), format!("{s}%")] {
+                let like = format!("LIKE {}", quote(&pattern, qc));
+                self.push(
+                    NeighborKind::LikePattern,
+                    splice(gold, q.toks[i - 1].start, t.end, &like),
+                    hard,
+                );
+            }
+        }
+    }
+
+    /// A comparison: every other operator, but those that answer the same against a count's
+    /// floor or the column's own extremum.
+    fn comparison_edits(&mut self, i: usize, hard: Option<Hardness>) {
+        let q = self.q;
+        let norm = match q.toks[i].text.as_str() {
+            "==" => "=",
+            "<>" => "!=",
+            other => other,
+        };
+        let threshold = q.count_floor(i).and_then(|floor| {
+            let n = q.toks.get(i + 1)?.text.parse::<i64>().ok()?;
+            Some((floor, n))
+        });
+        let extremum = q.compared_with_own_extremum(i);
+        for op in COMPARISONS {
+            if *op == norm {
+                continue;
+            }
+            if threshold.is_some_and(|(floor, n)| same_for_counts(floor, (norm, n), (op, n))) {
+                continue;
+            }
+            if extremum.is_some_and(|e| same_against_extremum(e, norm, op)) {
+                continue;
+            }
+            let sql = self.replace(i, op);
+            self.push(NeighborKind::Comparison, sql, hard);
+        }
+    }
+
+    /// A word: an aggregate swapped, a sort direction reversed, `AND`/`OR` swapped (not a
+    /// `BETWEEN`'s), `LIKE` and `IN` negated or not, a set operator swapped, a DISTINCT that
+    /// matters dropped, or a column swapped for another ([`column_alternatives`]).
+    fn word_edits(&mut self, i: usize, hard: Option<Hardness>, rng: &mut fastrand::Rng) {
+        let (gold, q) = (self.gold, self.q);
+        let t = &q.toks[i];
+        let w = t.lower();
+        let d = q.depth[i];
+        let next_open = q.toks.get(i + 1).is_some_and(|n| n.is_symbol("("));
+        if AGGREGATES.contains(&w.as_str()) && next_open {
+            // `sum( 1 )` counts the rows of a group as `count( 1 )` does (a group is never
+            // empty; without GROUP BY, no rows give NULL instead of 0).
+            let sum_counts = w == "count"
+                && q.toks.get(i + 2).is_some_and(|t| t.text == "1")
+                && q.is_count_argument(i + 2)
+                && q.group_keys(i).is_some();
+            for a in AGGREGATES {
+                if *a != w && !(sum_counts && *a == "sum") {
+                    let sql = self.replace(i, a);
+                    self.push(NeighborKind::Aggregation, sql, hard);
+                }
+            }
+            return;
+        }
+        let not_before = self.prev_word(i, "not");
+        let edit = |with: &str| self.replace(i, with);
+        let (kind, sql) = match w.as_str() {
+            "asc" => (NeighborKind::SortDirection, edit("DESC")),
+            "desc" => (NeighborKind::SortDirection, edit("ASC")),
+            "between" => {
+                self.between_pending.insert(d, true);
+                return;
+            }
+            "and" if self.between_pending.get(&d) == Some(&true) => {
+                self.between_pending.insert(d, false);
+                return;
+            }
+            "and" => (NeighborKind::AndOr, edit("OR")),
+            "or" => (NeighborKind::AndOr, edit("AND")),
+            "like" if not_before => (
+                NeighborKind::LikeNegation,
+                splice(gold, q.toks[i - 1].start, t.end, "LIKE"),
+            ),
+            "like" => (NeighborKind::LikeNegation, edit("NOT LIKE")),
+            "in" if next_open && not_before => (
+                NeighborKind::InNegation,
+                splice(gold, q.toks[i - 1].start, t.end, "IN"),
+            ),
+            "in" if next_open => (NeighborKind::InNegation, edit("NOT IN")),
+            "union" | "intersect" | "except" => {
+                if q.toks.get(i + 1).is_some_and(|n| n.is_word("all")) {
+                    return;
+                }
+                for s in ["UNION", "INTERSECT", "EXCEPT"] {
+                    if !s.eq_ignore_ascii_case(&w) {
+                        let sql = self.replace(i, s);
+                        self.push(NeighborKind::SetOperator, sql, hard);
+                    }
+                }
+                return;
+            }
+            "distinct"
+                if q.idle_distinct(i)
+                    || distinct_of_identifying_column(
+                        q,
+                        i,
+                        self.tables,
+                        self.facts,
+                        &self.aliases,
+                    ) =>
+            {
+                return;
+            }
+            "distinct" => {
+                self.push(
+                    NeighborKind::DropDistinct,
+                    splice(gold, t.start, t.end, ""),
+                    None,
+                );
+                return;
+            }
+            _ => {
+                for alt in column_alternatives(q, i, self.tables, self.facts, &self.aliases, rng) {
+                    let sql = self.replace(i, &alt);
+                    self.push(NeighborKind::Column, sql, hard);
+                }
+                return;
+            }
+        };
+        self.push(kind, sql, hard);
+    }
+}
+
+/// The alternatives of string constant `s` (in a LIKE pattern if `like`): a random word, `s`
+/// without its first or last character, a random three-letter word, `s` extended by two
+/// random letters or by a leading `a`, `s` without both ends; for a pattern, its `%` dropped
+/// or added.
+fn string_alternatives(
+    s: &str,
+    like: bool,
+    rng: &mut fastrand::Rng,
+) -> Vec<(NeighborKind, String)> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut alts: Vec<(NeighborKind, String)> = Vec::new();
+    alts.push((NeighborKind::StringValue, {
+        let len = 1 + rng.usize(..8);
+        random_word(rng, len)
+    }));
+    if chars.len() >= 2 {
+        alts.push((
+            NeighborKind::StringValue,
+            chars[1..].iter().collect::<String>(),
+        ));
+        alts.push((
+            NeighborKind::StringValue,
+            chars[..chars.len() - 1].iter().collect::<String>(),
+        ));
+    }
+    alts.push((NeighborKind::StringValue, random_word(rng, 3)));
+    alts.push((
+        NeighborKind::StringValue,
+        format!("{s}{}", random_word(rng, 2)),
+    ));
+    alts.push((NeighborKind::StringValue, format!("a{s}")));
+    if chars.len() >= 3 {
+        alts.push((
+            NeighborKind::StringValue,
+            chars[1..chars.len() - 1].iter().collect::<String>(),
+        ));
+    }
+    if like {
+        if s.contains('%') {
+            alts.push((NeighborKind::LikePattern, s.replace('%', "")));
+            if let Some(rest) = s.strip_prefix('%') {
+                alts.push((NeighborKind::LikePattern, rest.to_owned()));
+            }
+            if let Some(rest) = s.strip_suffix('%') {
+                alts.push((NeighborKind::LikePattern, rest.to_owned()));
+            }
+        } else {
+            alts.push((NeighborKind::LikePattern, format!("%{s}%")));
+        }
+    }
+    alts
+}
+
+/// The edits beyond one token, after the token walk: spans of conjuncts dropped, sort
+/// directions added, `count(*)` and group keys made columns, and (last, so that a span drop
+/// equal to a named edit above keeps the named kind) token spans dropped.
+fn span_and_column_edits(
+    q: &Query,
+    tables: &TableColumns,
+    facts: &ColumnFacts,
+    aliases: &HashMap<String, usize>,
+    many_conjunct_spans: &[(usize, usize)],
+    out: &mut Vec<Neighbor>,
+) {
+    drop_spans(q, many_conjunct_spans, &mut |kind, sql, hard| {
+        out.push(Neighbor { kind, sql, hard })
+    });
+    add_sort_directions(q, &mut |sql| {
+        out.push(Neighbor {
+            kind: NeighborKind::SortDirection,
+            sql,
+            hard: None,
+        })
+    });
+    count_star_columns(q, tables, facts, aliases, &mut |kind, sql| {
+        out.push(Neighbor {
+            kind,
+            sql,
+            hard: None,
+        })
+    });
+    group_key_columns(q, tables, facts, aliases, &mut |sql| {
+        out.push(Neighbor {
+            kind: NeighborKind::Column,
+            sql,
+            hard: None,
+        })
+    });
+    drop_token_spans(
+        q,
+        tables,
+        facts,
+        aliases,
+        many_conjunct_spans,
+        &mut |sql, hard| {
+            out.push(Neighbor {
+                kind: NeighborKind::DropSpan,
+                sql,
+                hard,
+            })
+        },
+    );
 }
 
 /// The column pairs a query equates (`a.x = b.y`, both qualified, in ON or WHERE): joins the

@@ -2,9 +2,10 @@
 //! order, small, with duplicates and NULLs, mixing uniform random values with the values the
 //! original database holds and the golds' constants and their close variants.
 //!
-//! Length: about 1,430 lines of code and 400 of tests: the table-filling order, the value
-//! generator per column kind, the reconciliation of keys, references and uniqueness, and the
-//! filling of [`super::witness`] rows, which share the column pools and key sets.
+//! Length: about 1,590 lines of code and 460 of tests: the table-filling order (`Filling`, a
+//! method per phase of a table), the value generator per column kind, the reconciliation of
+//! keys, references and uniqueness, and the filling of [`super::witness`] rows
+//! (`Instances`), which share the column pools and key sets (`TableFill`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -12,10 +13,11 @@ use std::path::Path;
 use rusqlite::types::Value;
 use rusqlite::Connection;
 
+use super::atoms::{compare, text_of, Atom, Cmp};
 use super::constraints::{Case, Chars, ColumnRules};
 use super::neighbors::{random_word, Query};
-use super::schema::{Column, ColumnKind, SuiteSchema, Table};
-use super::witness::{Atom, Cmp, Instance, Witness, SMALL_GROUP};
+use super::schema::{Column, ColumnKind, ForeignKey, SuiteSchema, Table};
+use super::witness::{Instance, Witness, SMALL_GROUP};
 use super::SuiteError;
 use sqlsuite::backend::sqlite::quote_identifier as ident;
 use sqlsuite::sql_tokens::{tokenize, Token, TokenKind};
@@ -264,7 +266,7 @@ impl Constants {
     /// These constants, with the focused gold's spellings winning over the original data's
     /// (`'english'` where the data says `'English'`), still one spelling of a word per
     /// database: for a gold that compares with a spelling natural data never holds
-    /// ([`super::constraints::unmatched_constants`]), whose answer is otherwise always the
+    /// ([`super::induce::unmatched_constants`]), whose answer is otherwise always the
     /// same. Such a database is part of no other gold's suite.
     pub fn respelled(mut self) -> Constants {
         self.respelled = true;
@@ -382,6 +384,31 @@ pub fn create(conn: &Connection, schema: &SuiteSchema) -> Result<(), SuiteError>
     Ok(())
 }
 
+impl Shape {
+    /// The shape of the database `rng` draws for `constants`: up to a handful of rows per
+    /// table (one to three for a database of one gold's own), and, half the time where the
+    /// golds count past that, tables sized for groups of their threshold.
+    fn draw(constants: &Constants, rng: &mut fastrand::Rng) -> Shape {
+        let mut shape = Shape {
+            max_rows: if constants.alone {
+                1 + rng.usize(..3)
+            } else {
+                [2, 3, 5, 8, 12, 20][rng.usize(..6)]
+            },
+            min_rows: 1,
+            threshold: None,
+        };
+        if let Some(n) = constants.count_threshold {
+            if rng.bool() && n + 2 > shape.max_rows {
+                shape.max_rows = n + 2 + rng.usize(..=n / 4 + 2);
+                shape.min_rows = n.saturating_sub(2).max(1);
+                shape.threshold = rng.bool().then_some(n);
+            }
+        }
+        shape
+    }
+}
+
 /// Fills the tables [`create`]d in `conn`, empty, with the rows of the random database `seed`
 /// (as [`populate`]).
 pub fn fill(
@@ -392,81 +419,187 @@ pub fn fill(
     reversed: bool,
 ) -> Result<(), SuiteError> {
     let err = SuiteError::generating(&schema.db_id);
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let mut shape = Shape {
-        max_rows: if constants.alone {
+    let mut filling = Filling::new(schema, constants, seed, reversed);
+    let tx = conn.unchecked_transaction().map_err(err)?;
+    for &t in &schema.order {
+        filling.fill_table(&tx, t)?;
+    }
+    tx.commit().map_err(err)?;
+    Ok(())
+}
+
+/// One random database being filled ([`fill`]): its two generators (one for the random rows,
+/// one for the witness rows), its shape, the witness instances it holds, and what the tables
+/// filled so far hold that later ones reference. Tables are filled in the schema's order, each
+/// in the same phases ([`Filling::fill_table`]); the draws are those of one long function,
+/// in the same order.
+struct Filling<'a> {
+    schema: &'a SuiteSchema,
+    constants: &'a Constants,
+    reversed: bool,
+    /// Draws the shape, the tables' row counts and pools, and the random rows.
+    rng: fastrand::Rng,
+    /// Draws the witness instances and their rows: a generator of their own, so the other
+    /// rows are those of a database without them.
+    wrng: fastrand::Rng,
+    shape: Shape,
+    /// Every column's original values, by whether they are text: a column sometimes borrows
+    /// another's, so that unrelated columns can hold equal values (and a wrong join column
+    /// shows).
+    borrowable: [Vec<&'a Value>; 2],
+    /// The first rows of each table take the focused gold's constants in every column it
+    /// compares at once (and reference each other's keys), so that conditions on several
+    /// columns and tables can hold together: this many of them.
+    witness_rows: usize,
+    instances: Instances,
+    /// Values actually stored per (table, column) that other tables reference.
+    stored: HashMap<(usize, usize), Vec<Value>>,
+    /// Values the witness rows (the first [`Filling::witness_rows`]) of each (table, column)
+    /// hold, as stored.
+    witness_values: HashMap<(usize, usize), Vec<Value>>,
+}
+
+/// The witness instances one database holds: per gold witnessed, a group of copies of its
+/// witness and the near misses beside it, in order; and, per instance, what its rows need and
+/// got.
+struct Instances {
+    list: Vec<Instance>,
+    /// Per instance: the first instance of its witness …
+    first_of: Vec<usize>,
+    /// … and how many copies that one has.
+    copies_of: Vec<usize>,
+    /// Per instance: for the sweep's near miss, the aliases that need rows of their own (the
+    /// others take the witness's: [`Witness::fresh_aliases`]).
+    fresh_of: Vec<Option<Vec<bool>>>,
+    /// Tables that hold a near miss's rows only: no random rows (but in a table other tables
+    /// must reference).
+    only_near_miss: BTreeSet<usize>,
+    /// Per instance: its rows could not all be placed (it is abandoned).
+    failed: Vec<bool>,
+    /// Per instance, per alias: the row it got.
+    alias_rows: Vec<Vec<Option<Vec<Value>>>>,
+}
+
+impl<'a> Filling<'a> {
+    /// Draws the database's shape, how many witness rows it has and its witness instances.
+    fn new(
+        schema: &'a SuiteSchema,
+        constants: &'a Constants,
+        seed: u64,
+        reversed: bool,
+    ) -> Filling<'a> {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let shape = Shape::draw(constants, &mut rng);
+        let mut borrowable: [Vec<&Value>; 2] = [Vec::new(), Vec::new()];
+        for t in &schema.tables {
+            for c in &t.columns {
+                let text = matches!(c.kind, ColumnKind::Text | ColumnKind::Time);
+                borrowable[usize::from(text)].extend(c.original.iter().take(20));
+            }
+        }
+        let witness_rows = if !constants.focus.is_empty() && rng.u32(..100) < 70 {
             1 + rng.usize(..3)
         } else {
-            [2, 3, 5, 8, 12, 20][rng.usize(..6)]
-        },
-        min_rows: 1,
-        threshold: None,
-    };
-    if let Some(n) = constants.count_threshold {
-        if rng.bool() && n + 2 > shape.max_rows {
-            shape.max_rows = n + 2 + rng.usize(..=n / 4 + 2);
-            shape.min_rows = n.saturating_sub(2).max(1);
-            shape.threshold = rng.bool().then_some(n);
-        }
-    }
-    // Every column's original values, by whether they are text: a column sometimes borrows
-    // another's, so that unrelated columns can hold equal values (and a wrong join column
-    // shows).
-    let mut borrowable: [Vec<&Value>; 2] = [Vec::new(), Vec::new()];
-    for t in &schema.tables {
-        for c in &t.columns {
-            let text = matches!(c.kind, ColumnKind::Text | ColumnKind::Time);
-            borrowable[usize::from(text)].extend(c.original.iter().take(20));
-        }
-    }
-    // Witness rows: the first rows of each table take the focused gold's constants in every
-    // column it compares at once (and reference each other's keys), so that conditions on
-    // several columns and tables can hold together.
-    let witness_rows = if !constants.focus.is_empty() && rng.u32(..100) < 70 {
-        1 + rng.usize(..3)
-    } else {
-        0
-    };
-    let witness_rows = if constants.sweep.is_some() {
-        0
-    } else {
-        witness_rows
-    };
-    let mut witnesses: HashMap<(usize, usize), Vec<Value>> = HashMap::new();
-    // The focused gold's conjunction satisfied (90 % of databases), and near misses with one
-    // of its atoms violated (1–3 of them, in 70 % of those); drawn from a generator of their
-    // own, so the other rows are those of a database without them.
-    let mut wrng = fastrand::Rng::with_seed(seed ^ WITNESS_SEED);
-    // Per instance: the first instance of its witness, and how many copies that one has.
-    let mut instances: Vec<Instance> = Vec::new();
-    let mut first_of: Vec<usize> = Vec::new();
-    let mut copies_of: Vec<usize> = Vec::new();
-    // Per instance: for the sweep's near miss, the aliases that need rows of their own (the
-    // others take the witness's: [`Witness::fresh_aliases`]).
-    let mut fresh_of: Vec<Option<Vec<bool>>> = Vec::new();
-    // Tables that hold a near miss's rows only: no random rows (but in a table other tables
-    // must reference).
-    let mut only_near_miss: BTreeSet<usize> = BTreeSet::new();
-    // A database shaped for the focused gold's count threshold (a parent of one to three
-    // rows, a group of about N children) holds its witness only: the rows of others would
-    // spread the children over more parents, and no group would reach N.
-    let witnessed = if shape.threshold.is_some() {
-        1
-    } else {
-        constants.witnesses.len()
-    };
-    for (j, alternatives) in constants.witnesses.iter().take(witnessed).enumerate() {
-        if wrng.u32(..100) >= 90 && constants.sweep.is_none() {
-            continue;
-        }
-        // Which branches of its `OR`s: drawn apart from the rows, so that adding the branches
-        // left the databases of golds without `OR`s as they were.
-        let branch_seed = seed ^ BRANCH_SEED ^ (j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let branch = match constants.sweep {
-            Some(sweep) => sweep.branch % alternatives.len(),
-            None => fastrand::Rng::with_seed(branch_seed).usize(..alternatives.len()),
+            0
         };
-        let w = &alternatives[branch];
+        let witness_rows = if constants.sweep.is_some() {
+            0
+        } else {
+            witness_rows
+        };
+        let mut wrng = fastrand::Rng::with_seed(seed ^ WITNESS_SEED);
+        let instances = Instances::draw(schema, constants, &shape, seed, &mut wrng);
+        Filling {
+            schema,
+            constants,
+            reversed,
+            rng,
+            wrng,
+            shape,
+            borrowable,
+            witness_rows,
+            instances,
+            stored: HashMap::new(),
+            witness_values: HashMap::new(),
+        }
+    }
+
+    /// Fills table `t`: decides its rows and pools ([`Filling::plan_table`]), places the
+    /// witness instances' rows ([`Filling::place_witnesses`]), draws its random rows
+    /// ([`Filling::draw_rows`]), inserts them ([`Filling::insert_rows`]) and remembers what
+    /// the tables after it will reference ([`Filling::remember_referenced`]).
+    fn fill_table(&mut self, tx: &Connection, t: usize) -> Result<(), SuiteError> {
+        let table = &self.schema.tables[t];
+        if table.columns.is_empty() || super::schema::is_internal(&table.name) {
+            return Ok(());
+        }
+        let mut plan = self.plan_table(t);
+        self.place_witnesses(&mut plan);
+        self.draw_rows(&mut plan);
+        self.insert_rows(tx, plan)?;
+        self.remember_referenced(tx, t)
+    }
+}
+
+impl Instances {
+    /// The instances of the witnesses `constants` holds: the focused gold's conjunction
+    /// satisfied (90 % of databases), and near misses with one of its atoms violated (1–3 of
+    /// them, in 70 % of those); then the same for the other witnessed golds.
+    fn draw(
+        schema: &SuiteSchema,
+        constants: &Constants,
+        shape: &Shape,
+        seed: u64,
+        wrng: &mut fastrand::Rng,
+    ) -> Instances {
+        let mut out = Instances {
+            list: Vec::new(),
+            first_of: Vec::new(),
+            copies_of: Vec::new(),
+            fresh_of: Vec::new(),
+            only_near_miss: BTreeSet::new(),
+            failed: Vec::new(),
+            alias_rows: Vec::new(),
+        };
+        // A database shaped for the focused gold's count threshold (a parent of one to three
+        // rows, a group of about N children) holds its witness only: the rows of others would
+        // spread the children over more parents, and no group would reach N.
+        let witnessed = if shape.threshold.is_some() {
+            1
+        } else {
+            constants.witnesses.len()
+        };
+        for (j, alternatives) in constants.witnesses.iter().take(witnessed).enumerate() {
+            if wrng.u32(..100) >= 90 && constants.sweep.is_none() {
+                continue;
+            }
+            // Which branches of its `OR`s: drawn apart from the rows, so that adding the
+            // branches left the databases of golds without `OR`s as they were.
+            let branch_seed = seed ^ BRANCH_SEED ^ (j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let branch = match constants.sweep {
+                Some(sweep) => sweep.branch % alternatives.len(),
+                None => fastrand::Rng::with_seed(branch_seed).usize(..alternatives.len()),
+            };
+            out.add(&alternatives[branch], schema, constants, shape, wrng);
+        }
+        out.failed = vec![false; out.list.len()];
+        out.alias_rows = out
+            .list
+            .iter()
+            .map(|i| vec![None; i.aliases.len()])
+            .collect();
+        out
+    }
+
+    /// Adds the instances of witness `w`: a group of copies, then its near misses.
+    fn add(
+        &mut self,
+        w: &Witness,
+        schema: &SuiteSchema,
+        constants: &Constants,
+        shape: &Shape,
+        wrng: &mut fastrand::Rng,
+    ) {
         // A group of `copies` rows (one fewer, a quarter of the time: just below a
         // `HAVING count(…)` threshold). A group larger than `SMALL_GROUP` only where the
         // tables are sized for it (the focused gold's `count(…) > 100`).
@@ -480,75 +613,332 @@ pub fn fill(
         // gold's answer is that of no match and a neighbor that loosens an atom finds one.
         let bare = w.aggregate && wrng.u32(..3) == 0;
         let copies = if bare { 0 } else { copies };
-        let first = instances.len();
+        let first = self.list.len();
         let base = w.instance(None);
         let mut v: Vec<Instance> = (0..copies).map(|j| w.copy(&base, j)).collect();
-        if bare || wrng.u32(..100) < 70 {
-            let mut atoms: Vec<usize> = (0..w.gold_atoms).collect();
-            wrng.shuffle(&mut atoms);
-            let misses = if constants.alone {
-                1
-            } else {
-                1 + wrng.usize(..3)
-            };
-            // `COUNT( * ) > 0 … AND NOT ( b OR … )` answers "no match" only where every row
-            // of the tables `b` reads holds `b`: in a database of the gold's own without its
-            // witness, half the time, the near miss holds `b` and those tables hold its rows
-            // only.
-            let negated = (0..w.gold_atoms).find(|&a| matches!(w.atoms[a], Atom::Not(_)));
-            if let (true, Some(n)) = (constants.alone && bare, negated) {
-                if wrng.bool() {
-                    atoms.retain(|&a| a != n);
-                    atoms.insert(0, n);
-                    if let Atom::Not(held) = &w.atoms[n] {
-                        only_near_miss.extend(held.iter().flat_map(|a| match a {
-                            Atom::Join((x, _), (y, _)) => vec![w.aliases[*x], w.aliases[*y]],
-                            Atom::Compare((x, _), _) => vec![w.aliases[*x]],
-                            Atom::Not(_) => Vec::new(),
-                        }));
-                    }
-                }
-            }
-            if let Some(sweep) = constants.sweep {
-                atoms = sweep
-                    .atom
-                    .filter(|&a| a < w.gold_atoms)
-                    .into_iter()
-                    .collect();
-            }
-            for a in atoms.into_iter().take(misses) {
-                v.push(w.instance(Some(a)));
-            }
-        } else if let Some(a) = constants.sweep.and_then(|s| s.atom) {
-            if a < w.gold_atoms {
-                v.push(w.instance(Some(a)));
-            }
+        for a in self.violated_atoms(w, constants, bare, wrng) {
+            v.push(w.instance(Some(a)));
         }
         let fresh = constants
             .sweep
             .and_then(|s| s.atom)
             .filter(|&a| a < w.gold_atoms)
             .and_then(|a| w.fresh_aliases(a, schema));
-        fresh_of.extend((0..v.len()).map(|j| fresh.clone().filter(|_| copies > 0 && j >= copies)));
-        first_of.extend(std::iter::repeat_n(first, v.len()));
-        copies_of.extend(std::iter::repeat_n(copies, v.len()));
-        instances.extend(v);
+        self.fresh_of
+            .extend((0..v.len()).map(|j| fresh.clone().filter(|_| copies > 0 && j >= copies)));
+        self.first_of.extend(std::iter::repeat_n(first, v.len()));
+        self.copies_of.extend(std::iter::repeat_n(copies, v.len()));
+        self.list.extend(v);
     }
-    let mut failed = vec![false; instances.len()];
-    // Per instance, per alias: the row it got.
-    let mut alias_rows: Vec<Vec<Option<Vec<Value>>>> = instances
-        .iter()
-        .map(|i| vec![None; i.aliases.len()])
-        .collect();
-    // Values actually stored per (table, column) that other tables reference.
-    let mut stored: HashMap<(usize, usize), Vec<Value>> = HashMap::new();
-    let tx = conn.unchecked_transaction().map_err(err)?;
-    for &t in &schema.order {
-        let table = &schema.tables[t];
-        if table.columns.is_empty() || super::schema::is_internal(&table.name) {
-            continue;
+
+    /// The atoms of `w` its near misses violate, one near miss each: in 70 % of databases
+    /// (always where the witness is `bare`), one to three of the gold's atoms at random (one
+    /// in a database of the gold's own); in a database of the sweep, the one it names.
+    fn violated_atoms(
+        &mut self,
+        w: &Witness,
+        constants: &Constants,
+        bare: bool,
+        wrng: &mut fastrand::Rng,
+    ) -> Vec<usize> {
+        let swept_atom = || {
+            constants
+                .sweep
+                .and_then(|s| s.atom)
+                .filter(|&a| a < w.gold_atoms)
+        };
+        if !(bare || wrng.u32(..100) < 70) {
+            return swept_atom().into_iter().collect();
         }
-        // Per column: an enforced reference from another table targets it.
+        let mut atoms: Vec<usize> = (0..w.gold_atoms).collect();
+        wrng.shuffle(&mut atoms);
+        let misses = if constants.alone {
+            1
+        } else {
+            1 + wrng.usize(..3)
+        };
+        // `COUNT( * ) > 0 … AND NOT ( b OR … )` answers "no match" only where every row
+        // of the tables `b` reads holds `b`: in a database of the gold's own without its
+        // witness, half the time, the near miss holds `b` and those tables hold its rows
+        // only.
+        let negated = (0..w.gold_atoms).find(|&a| matches!(w.atoms[a], Atom::Not(_)));
+        if let (true, Some(n)) = (constants.alone && bare, negated) {
+            if wrng.bool() {
+                atoms.retain(|&a| a != n);
+                atoms.insert(0, n);
+                if let Atom::Not(held) = &w.atoms[n] {
+                    self.only_near_miss
+                        .extend(held.iter().flat_map(|a| match a {
+                            Atom::Join((x, _), (y, _)) => vec![w.aliases[*x], w.aliases[*y]],
+                            Atom::Compare((x, _), _) => vec![w.aliases[*x]],
+                            Atom::Not(_) => Vec::new(),
+                        }));
+                }
+            }
+        }
+        if constants.sweep.is_some() {
+            atoms = swept_atom().into_iter().collect();
+        }
+        atoms.into_iter().take(misses).collect()
+    }
+
+    /// Before instance `i` takes its rows in a table: a copy of a witness takes the first
+    /// copy's group values and avoids its counted values ([`Instances::join_group`]); a near
+    /// miss is placed against its witness's extremes ([`Instances::place_beyond`]) and, in a
+    /// database of the sweep, shares the rows of the aliases it does not need fresh
+    /// ([`Instances::share_witness_values`]).
+    fn prepare(&mut self, i: usize) {
+        let first = self.first_of[i];
+        let copies = self.copies_of[i];
+        if i > first && i < first + copies {
+            self.join_group(i);
+        }
+        if copies > 0 && i >= first + copies && !self.failed[first] {
+            self.place_beyond(i);
+        }
+        if self.fresh_of[i].is_some() && i > first && !self.failed[first] {
+            self.share_witness_values(i);
+        }
+    }
+
+    /// A copy of the witness: the first one's group, another counted value.
+    fn join_group(&mut self, i: usize) {
+        let first = self.first_of[i];
+        let (before, rest) = self.list.split_at_mut(i);
+        let inst = &mut rest[0];
+        for &c in &inst.group.clone() {
+            if inst.values[c].is_none() {
+                inst.values[c] = before[first].values[c].clone();
+            }
+        }
+        if let Some(c) = inst.counted {
+            inst.avoid[c] = before[first..]
+                .iter()
+                .filter_map(|f| f.values[c].clone())
+                .collect();
+        }
+    }
+
+    /// A near miss beside its witness: the cell of each `min(y)` it holds goes past the
+    /// witness's value or ties with it ([`Instance::beyond`]).
+    fn place_beyond(&mut self, i: usize) {
+        let first = self.first_of[i];
+        let (before, rest) = self.list.split_at_mut(i);
+        let (witness, inst) = (&before[first], &mut rest[0]);
+        for &((a, k), place) in &inst.beyond {
+            let (Some(&wc), Some(&c)) = (witness.cells[a].get(&k), inst.cells[a].get(&k)) else {
+                continue;
+            };
+            if let Some(v) = witness.values[wc].clone() {
+                // A tie its own checks refuse (its violated atom reads that class): left out,
+                // so that the near miss stays one.
+                if place == std::cmp::Ordering::Equal && !inst.checks[c].iter().all(|k| k.holds(&v))
+                {
+                    continue;
+                }
+                let check = match place {
+                    std::cmp::Ordering::Less => Cmp::Lt(v),
+                    std::cmp::Ordering::Equal => Cmp::Eq(v),
+                    std::cmp::Ordering::Greater => Cmp::Gt(v),
+                };
+                if !inst.checks[c].contains(&check) {
+                    inst.checks[c].push(check);
+                }
+            }
+        }
+    }
+
+    /// The sweep's near miss: a class holding a cell of an alias that takes the witness's row
+    /// takes the witness's value.
+    fn share_witness_values(&mut self, i: usize) {
+        let first = self.first_of[i];
+        let Some(fresh) = &self.fresh_of[i] else {
+            return;
+        };
+        let (before, rest) = self.list.split_at_mut(i);
+        let (witness, inst) = (&before[first], &mut rest[0]);
+        let shared: Vec<(usize, usize, usize)> = (0..inst.aliases.len())
+            .filter(|&a| !fresh[a])
+            .flat_map(|a| inst.cells[a].iter().map(move |(&k, &c)| (a, k, c)))
+            .collect();
+        for (a, k, c) in shared {
+            let v = witness.cells[a]
+                .get(&k)
+                .and_then(|&wc| witness.values[wc].clone());
+            if let (None, Some(v)) = (&inst.values[c], v) {
+                if inst.fits(c, &v) {
+                    inst.values[c] = Some(v);
+                }
+            }
+        }
+        // A class of rows of its own only, with no constant to take, takes a value the witness
+        // does not hold in those columns (in any alias of the table): the near miss's chain of
+        // rows does not join the witness's halfway (its flight from an airport of the
+        // witness's city would answer as the gold).
+        for a in (0..inst.aliases.len()).filter(|&a| fresh[a]) {
+            for (&k, &c) in &inst.cells[a] {
+                if inst.values[c].is_some() || inst.fixed(c).is_some() {
+                    continue;
+                }
+                let held = (0..witness.aliases.len())
+                    .filter(|&b| witness.aliases[b] == inst.aliases[a])
+                    .filter_map(|b| witness.cells[b].get(&k))
+                    .filter_map(|&wc| witness.values[wc].clone());
+                for v in held {
+                    if !inst.avoid[c].contains(&v) {
+                        inst.avoid[c].push(v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Alias `alias` of the sweep's near miss `i` takes its witness's row (none if the witness
+    /// failed: then the near miss fails too).
+    fn share_row(&mut self, i: usize, alias: usize) {
+        let first = self.first_of[i];
+        let inst = &mut self.list[i];
+        match self.alias_rows[first][alias]
+            .clone()
+            .filter(|_| !self.failed[first])
+        {
+            Some(w) => {
+                self.failed[i] |= !take_row(&inst.cells[alias], &mut inst.values, &w);
+                self.alias_rows[i][alias] = Some(w);
+            }
+            None => self.failed[i] = true,
+        }
+    }
+
+    /// Places `row`, drawn for `alias` of instance `i`, in the table: its values decide the
+    /// classes they were `assigned` to. A row that would repeat a unique value (or the
+    /// composite key) is not inserted: a near miss then shares its witness's row where that
+    /// holds the value, an implied parent is satisfied by the row already there, and any other
+    /// instance fails.
+    fn place_row(
+        &mut self,
+        table: &mut TableFill,
+        i: usize,
+        alias: usize,
+        row: Vec<Value>,
+        assigned: Vec<(usize, Value)>,
+    ) {
+        let first = self.first_of[i];
+        let inst = &mut self.list[i];
+        let unique = &table.unique;
+        let clash = (0..row.len()).any(|k| unique[k] && table.used[k].contains(&key_text(&row[k])))
+            || (table.composite && table.used_keys.contains(&table.key(&row)));
+        // A near miss whose row would repeat a unique value of the witness's row for the same
+        // alias shares that row instead.
+        let shared = if clash && i > first {
+            self.alias_rows[first][alias].clone().filter(|w| {
+                (0..row.len()).any(|k| unique[k] && key_text(&w[k]) == key_text(&row[k]))
+            })
+        } else {
+            None
+        };
+        match (clash, shared) {
+            (false, _) => {
+                for (c, v) in assigned {
+                    inst.values[c] = Some(v);
+                }
+                for (k, v) in row.iter().enumerate() {
+                    if table.unique[k] {
+                        table.used[k].insert(key_text(v));
+                    }
+                }
+                if table.composite {
+                    let key = table.key(&row);
+                    table.used_keys.insert(key);
+                }
+                for (k, v) in row.iter().enumerate() {
+                    table.taken[k].insert(key_text(v));
+                }
+                self.alias_rows[i][alias] = Some(row.clone());
+                table.generated.push((row, false));
+            }
+            (true, Some(w)) => {
+                self.failed[i] |= !take_row(&inst.cells[alias], &mut inst.values, &w);
+                self.alias_rows[i][alias] = Some(w);
+            }
+            // An implied parent ([`Witness::implied_from`]) whose value the table already
+            // holds in a unique column: the reference is satisfied as it is.
+            (true, None) if alias >= inst.implied_from => {
+                for (c, v) in assigned {
+                    inst.values[c] = Some(v);
+                }
+                self.alias_rows[i][alias] = Some(row.clone());
+            }
+            (true, None) => self.failed[i] = true,
+        }
+    }
+}
+
+/// A witness row drawn for an alias, and the values it decides for classes still open, as
+/// `(class, value)` ([`WitnessFill::row`]).
+type DrawnRow = (Vec<Value>, Vec<(usize, Value)>);
+
+/// One table being filled ([`Filling::fill_table`]): how many rows it gets, what its columns
+/// allow, and what its rows so far hold.
+struct TableFill<'a> {
+    t: usize,
+    table: &'a Table,
+    /// Per column: an enforced reference from another table targets it.
+    referenced: Vec<bool>,
+    /// Random rows to draw (witness rows aside) …
+    rows: usize,
+    /// … the last this many of them added for witnesses of other tables that must reference
+    /// this one.
+    referenced_by_witnesses: usize,
+    pools: Vec<ColumnPool<'a>>,
+    /// Per column: its values are unique (the single-column key, or by the constraints).
+    unique: Vec<bool>,
+    /// Per column: a witness row may leave it NULL where it is free (no atom reads it), as
+    /// the table's other rows may, so that `count(col)` and `count(*)` over the witness differ.
+    nullable: Vec<bool>,
+    /// Per unique column: the values its rows hold so far.
+    used: Vec<BTreeSet<String>>,
+    /// A composite key: its combinations taken so far, and the key columns that reference no
+    /// other table (redrawn, fresh, when a combination repeats).
+    composite: bool,
+    used_keys: BTreeSet<Vec<String>>,
+    free_key_columns: Vec<usize>,
+    /// Per column: whether witness rows take the exact constants in turn (60 %), from which
+    /// offset.
+    rotation: Vec<u32>,
+    rotation_offset: Vec<usize>,
+    /// The rows to insert, and whether each is a witness row.
+    generated: Vec<(Vec<Value>, bool)>,
+    /// Per column: the values this table's witness rows hold there so far. A witness's class
+    /// in a column that references a parent takes a parent value no earlier witness row holds
+    /// there, while one is left, so that witness chains do not join each other's rows (ATIS:
+    /// every chain through one airport code multiplies a four-alias join by the number of
+    /// chains).
+    taken: Vec<BTreeSet<String>>,
+}
+
+/// The reference from column `k` of table `t` to another table, if any.
+fn reference_from(schema: &SuiteSchema, t: usize, k: usize) -> Option<&ForeignKey> {
+    schema
+        .foreign_keys
+        .iter()
+        .find(|f| f.table == t && f.column == k && f.parent_table != t)
+}
+
+impl TableFill<'_> {
+    /// The primary-key values of `row`, as comparable text.
+    fn key(&self, row: &[Value]) -> Vec<String> {
+        primary_key_of(self.table, row)
+    }
+}
+
+impl<'a> Filling<'a> {
+    /// Table `t`'s row count and column pools: a few rows as the shape says (none, now and
+    /// then, in a table nothing must reference), a row more per witness that must reference
+    /// it, and the pools its values are drawn from.
+    fn plan_table(&mut self, t: usize) -> TableFill<'a> {
+        let (schema, constants) = (self.schema, self.constants);
+        let table = &schema.tables[t];
         let referenced: Vec<bool> = (0..table.columns.len())
             .map(|k| {
                 schema.foreign_keys.iter().any(|f| {
@@ -559,11 +949,12 @@ pub fn fill(
         // A table other tables must reference, or one the data never leaves empty, is never
         // empty.
         let is_parent = referenced.iter().any(|&r| r);
-        let rows = match shape.threshold {
+        let rng = &mut self.rng;
+        let rows = match self.shape.threshold {
             _ if rng.u32(..100) < 5 && !is_parent && !table.non_empty => 0,
             Some(_) if is_parent => rng.usize(1..=3),
             Some(n) => rng.usize(n.saturating_sub(1).max(1)..=n + 1),
-            None => rng.usize(shape.min_rows..=shape.max_rows),
+            None => rng.usize(self.shape.min_rows..=self.shape.max_rows),
         };
         // A database of the sweep: a random row only where the table must not be empty and
         // no witness row fills it (a random row beside the witness's may join them: a flight
@@ -571,16 +962,82 @@ pub fn fill(
         let rows = match constants.sweep {
             Some(_) => usize::from(
                 (is_parent || table.non_empty)
-                    && !instances.iter().any(|inst| inst.aliases.contains(&t)),
+                    && !self
+                        .instances
+                        .list
+                        .iter()
+                        .any(|inst| inst.aliases.contains(&t)),
             ),
             None => rows,
         };
-        // A table no witness has an alias of, that witness cells must reference (`COPYRIGHT`
-        // for `TAGS.MSID = MOVIE.MID`): a row more per such witness, so that each can find a
-        // value of its own (keys joined to it are unique).
-        // In a database of the sweep, a row more per class referencing it: the near miss's
-        // classes take values the witness does not hold.
-        let referenced_by_witnesses: usize = instances
+        let referenced_by_witnesses = self.referenced_by_witnesses(t);
+        let rows = if self.instances.only_near_miss.contains(&t) && !is_parent {
+            0
+        } else if rows > 0 {
+            rows + referenced_by_witnesses
+        } else {
+            rows
+        };
+        let pools: Vec<ColumnPool> = table
+            .columns
+            .iter()
+            .map(|c| ColumnPool::new(c, constants, &self.borrowable, &mut self.rng))
+            .collect();
+        let single_key = (table.primary_key.len() == 1).then(|| table.primary_key[0]);
+        let unique: Vec<bool> = (0..table.columns.len())
+            .map(|k| Some(k) == single_key || table.columns[k].rules.is_unique())
+            .collect();
+        let nullable: Vec<bool> = (0..table.columns.len())
+            .map(|k| {
+                let col = &table.columns[k];
+                !table.primary_key.contains(&k)
+                    && !col.not_null
+                    && !col.rules.is_not_null()
+                    && !referenced[k]
+            })
+            .collect();
+        let free_key_columns: Vec<usize> = table
+            .primary_key
+            .iter()
+            .copied()
+            .filter(|&k| {
+                !schema
+                    .foreign_keys
+                    .iter()
+                    .any(|f| f.table == t && f.column == k && f.parent_table != t)
+            })
+            .collect();
+        let rotation: Vec<u32> = table.columns.iter().map(|_| self.rng.u32(..100)).collect();
+        let rotation_offset: Vec<usize> =
+            table.columns.iter().map(|_| self.rng.usize(..8)).collect();
+        TableFill {
+            t,
+            table,
+            referenced,
+            rows,
+            referenced_by_witnesses,
+            pools,
+            unique,
+            nullable,
+            used: vec![BTreeSet::new(); table.columns.len()],
+            composite: table.primary_key.len() > 1,
+            used_keys: BTreeSet::new(),
+            free_key_columns,
+            rotation,
+            rotation_offset,
+            generated: Vec::with_capacity(rows),
+            taken: vec![BTreeSet::new(); table.columns.len()],
+        }
+    }
+
+    /// A table no witness has an alias of, that witness cells must reference (`COPYRIGHT` for
+    /// `TAGS.MSID = MOVIE.MID`): a row more per such witness, so that each can find a value of
+    /// its own (keys joined to it are unique). In a database of the sweep, a row more per
+    /// class referencing it: the near miss's classes take values the witness does not hold.
+    fn referenced_by_witnesses(&self, t: usize) -> usize {
+        let schema = self.schema;
+        self.instances
+            .list
             .iter()
             .filter(|inst| !inst.aliases.contains(&t))
             .map(|inst| {
@@ -597,377 +1054,255 @@ pub fn fill(
                         }
                     }
                 }
-                match (classes.len(), constants.sweep) {
+                match (classes.len(), self.constants.sweep) {
                     (0, _) => 0,
                     (_, None) => 1,
                     (n, Some(_)) => n,
                 }
             })
-            .sum();
-        let rows = if only_near_miss.contains(&t) && !is_parent {
-            0
-        } else if rows > 0 {
-            rows + referenced_by_witnesses
-        } else {
-            rows
-        };
-        let pools: Vec<ColumnPool> = table
-            .columns
-            .iter()
-            .map(|c| ColumnPool::new(c, constants, &borrowable, &mut rng))
-            .collect();
-        let single_key = (table.primary_key.len() == 1).then(|| table.primary_key[0]);
-        let unique: Vec<bool> = (0..table.columns.len())
-            .map(|k| Some(k) == single_key || table.columns[k].rules.is_unique())
-            .collect();
-        // Per column: a witness row may leave it NULL where it is free (no atom reads it),
-        // as the table's other rows may, so that `count(col)` and `count(*)` over the
-        // witness differ.
-        let nullable: Vec<bool> = (0..table.columns.len())
+            .sum()
+    }
+
+    /// The rows of every instance's aliases of this table, instance by instance: an instance
+    /// one of whose rows cannot be placed is abandoned ([`Instances::failed`]).
+    fn place_witnesses(&mut self, table: &mut TableFill<'a>) {
+        for i in 0..self.instances.list.len() {
+            self.instances.prepare(i);
+            let aliases = &self.instances.list[i].aliases;
+            let of_table: Vec<usize> = (0..aliases.len())
+                .filter(|&a| aliases[a] == table.t)
+                .collect();
+            for alias in of_table {
+                if self.instances.failed[i] {
+                    break;
+                }
+                self.place_alias(table, i, alias);
+            }
+        }
+    }
+
+    /// The row of `alias` of instance `i`: the witness's own where a near miss of the sweep
+    /// shares it ([`Instances::share_row`]), else one drawn to its classes
+    /// ([`Filling::draw_witness_row`]) and placed ([`Instances::place_row`]); an instance
+    /// whose row would dangle fails.
+    fn place_alias(&mut self, table: &mut TableFill<'a>, i: usize, alias: usize) {
+        if self.instances.fresh_of[i]
+            .as_ref()
+            .is_some_and(|f| !f[alias])
+        {
+            self.instances.share_row(i, alias);
+            return;
+        }
+        match self.draw_witness_row(table, i, alias) {
+            Some((row, assigned)) => self.instances.place_row(table, i, alias, row, assigned),
+            None => self.instances.failed[i] = true,
+        }
+    }
+
+    /// A row for `alias` of instance `i` drawn to its classes ([`WitnessFill::row`]), and the
+    /// values it decides for classes still open; none where a value an enforced reference's
+    /// parent does not hold would dangle (a class decided elsewhere, a near miss with no other
+    /// parent value).
+    fn draw_witness_row(
+        &mut self,
+        table: &TableFill<'a>,
+        i: usize,
+        alias: usize,
+    ) -> Option<DrawnRow> {
+        let (schema, t) = (self.schema, table.t);
+        let inst = &self.instances.list[i];
+        let parents: Vec<Option<&Vec<Value>>> = (0..table.table.columns.len())
             .map(|k| {
-                let col = &table.columns[k];
-                !table.primary_key.contains(&k)
-                    && !col.not_null
-                    && !col.rules.is_not_null()
-                    && !referenced[k]
+                reference_from(schema, t, k)
+                    .and_then(|f| self.stored.get(&(f.parent_table, f.parent_column)))
             })
             .collect();
-        let mut used: Vec<BTreeSet<String>> = vec![BTreeSet::new(); table.columns.len()];
-        // A composite key: its combinations taken so far, and the key columns that reference
-        // no other table (redrawn, fresh, when a combination repeats).
-        let composite = table.primary_key.len() > 1;
-        let mut used_keys: BTreeSet<Vec<String>> = BTreeSet::new();
-        let free_key_columns: Vec<usize> = table
-            .primary_key
-            .iter()
-            .copied()
-            .filter(|&k| {
-                !schema
+        // A class one of whose cells elsewhere must reference a filled parent (`MADE_BY.MSID`
+        // references `COPYRIGHT.MSID` and joins `TV_SERIES.SID`): its value comes from that
+        // parent, or the later row would dangle.
+        let mut class_parents: HashMap<usize, &Vec<Value>> = HashMap::new();
+        for (a, cells) in inst.cells.iter().enumerate() {
+            for (&k, &c) in cells {
+                let parent = schema
                     .foreign_keys
                     .iter()
-                    .any(|f| f.table == t && f.column == k && f.parent_table != t)
-            })
-            .collect();
-        let names: Vec<String> = table.columns.iter().map(|c| ident(&c.name)).collect();
-        let marks: Vec<&str> = table.columns.iter().map(|_| "?").collect();
+                    .find(|f| {
+                        f.enforced
+                            && f.table == inst.aliases[a]
+                            && f.column == k
+                            && f.parent_table != f.table
+                    })
+                    .and_then(|f| self.stored.get(&(f.parent_table, f.parent_column)))
+                    .filter(|p| !p.is_empty());
+                if let Some(p) = parent {
+                    class_parents.entry(c).or_insert(p);
+                }
+            }
+        }
+        let fill = WitnessFill {
+            pools: &table.pools,
+            nullable: &table.nullable,
+            parents: &parents,
+            class_parents: &class_parents,
+            unique: &table.unique,
+            used: &table.used,
+            taken: &table.taken,
+            swept: self.constants.sweep.map(|s| s.round),
+        };
+        let (row, assigned) = fill.row(inst, alias, &mut self.wrng);
+        let dangles = (0..row.len()).any(|k| {
+            let enforced = schema
+                .foreign_keys
+                .iter()
+                .any(|f| f.table == t && f.column == k && f.parent_table != t && f.enforced);
+            enforced
+                && !matches!(row[k], Value::Null)
+                && !parents[k].is_some_and(|p| p.iter().any(|v| same_value(v, &row[k])))
+        });
+        (!dangles).then_some((row, assigned))
+    }
+
+    /// The table's random rows, the first [`Filling::witness_rows`] of them witness rows: a
+    /// row whose unique value or composite key cannot be made unique is left out.
+    fn draw_rows(&mut self, table: &mut TableFill<'a>) {
+        for r in 0..table.rows {
+            let Some(row) = self.random_row(table, r) else {
+                continue;
+            };
+            let witness_row = r < self.witness_rows;
+            table.generated.push((row, witness_row));
+        }
+    }
+
+    /// Random row `r` of the table, or none where a unique value or the composite key cannot
+    /// be made unique (the database would refuse the duplicate).
+    fn random_row(&mut self, table: &mut TableFill<'a>, r: usize) -> Option<Vec<Value>> {
+        let mut row: Vec<Value> = Vec::with_capacity(table.table.columns.len());
+        for k in 0..table.table.columns.len() {
+            row.push(self.random_value(table, r, k)?);
+        }
+        if table.composite {
+            let mut tries = 0;
+            while table.used_keys.contains(&table.key(&row))
+                && !table.free_key_columns.is_empty()
+                && tries < 10
+            {
+                let k = table.free_key_columns[self.rng.usize(..table.free_key_columns.len())];
+                row[k] = table.pools[k].fresh(&mut self.rng);
+                tries += 1;
+            }
+            if !table.used_keys.insert(table.key(&row)) {
+                return None;
+            }
+        }
+        Some(row)
+    }
+
+    /// The value of column `k` in random row `r`: a witness row takes a parent witness row's
+    /// key, the focused gold's exact constants in turn or its constants; other rows a parent's
+    /// value; else the pool draws it. Then NULL now and then, or redrawn until unique; none
+    /// where it cannot be made unique.
+    fn random_value(&mut self, table: &mut TableFill<'a>, r: usize, k: usize) -> Option<Value> {
+        let (t, col) = (table.t, &table.table.columns[k]);
+        let constants = self.constants;
+        let rng = &mut self.rng;
+        let witness_row = r < self.witness_rows;
+        let extra = r + table.referenced_by_witnesses >= table.rows;
+        let fk = reference_from(self.schema, t, k);
+        let is_key = table.table.primary_key.contains(&k);
+        let parents = fk.and_then(|f| self.stored.get(&(f.parent_table, f.parent_column)));
+        let parent_witnesses = fk
+            .and_then(|f| self.witness_values.get(&(f.parent_table, f.parent_column)))
+            .filter(|w| !w.is_empty());
+        let focus = constants.focus.get(&col.name.to_lowercase());
+        let exact = constants
+            .focus_exact
+            .get(&col.name.to_lowercase())
+            .filter(|_| witness_row && !table.rotation.is_empty());
+        let enforced = fk.is_some_and(|f| f.enforced);
+        let pool = &table.pools[k];
+        let v = match (witness_row, focus, parent_witnesses, parents) {
+            (true, _, Some(w), _) if enforced => Some(w[rng.usize(..w.len())].clone()),
+            (true, _, _, _) if exact.is_some() && !enforced && table.rotation[k] < 60 => {
+                let e = exact.map_or(&[][..], |e| &e[..]);
+                pool.admit(e[(table.rotation_offset[k] + r) % e.len()].clone(), true)
+            }
+            (true, Some(f), _, _) if !f.is_empty() && !enforced => {
+                pool.admit(f[rng.usize(..f.len())].clone(), true)
+            }
+            (true, _, Some(w), _) => Some(w[rng.usize(..w.len())].clone()),
+            (_, _, _, Some(p)) if !p.is_empty() && (enforced || rng.u32(..100) < 90) => {
+                Some(p[rng.usize(..p.len())].clone())
+            }
+            _ => None,
+        };
+        let mut v = v.unwrap_or_else(|| pool.draw(rng));
+        // A row added for witnesses that must reference this table: a value of its own in
+        // each column a reference targets, where the pool has one.
+        if extra && table.referenced[k] && parents.is_none() {
+            let mut tries = 0;
+            while tries < 20
+                && table
+                    .generated
+                    .iter()
+                    .any(|(g, _)| key_text(&g[k]) == key_text(&v))
+            {
+                v = pool.fresh(rng);
+                tries += 1;
+            }
+        }
+        // A table's first row holds a value in each column an enforced reference targets: a
+        // parent whose every row is NULL there leaves its children's witnesses nothing to
+        // reference.
+        let nullable =
+            !is_key && !col.not_null && !col.rules.is_not_null() && (r > 0 || !table.referenced[k]);
+        if nullable && rng.u32(..100) < pool.null_percent {
+            v = Value::Null;
+        } else if table.unique[k] {
+            let mut tries = 0;
+            while table.used[k].contains(&key_text(&v)) && tries < 20 {
+                v = match parents {
+                    Some(p) if !p.is_empty() && (tries < 10 || enforced) => {
+                        p[rng.usize(..p.len())].clone()
+                    }
+                    _ => pool.fresh(rng),
+                };
+                tries += 1;
+            }
+            // A value that cannot be made unique (a reference with every parent taken, an
+            // exhausted enumeration): the row is left out, as the database would refuse a
+            // duplicate key.
+            if !table.used[k].insert(key_text(&v)) {
+                return None;
+            }
+        }
+        Some(v)
+    }
+
+    /// Inserts the table's rows (in reverse order for the twin), keeping the witness rows'
+    /// values as stored; a table that must not be empty and lost every row gets one row of
+    /// plain random values.
+    fn insert_rows(&mut self, tx: &Connection, table: TableFill<'a>) -> Result<(), SuiteError> {
+        let schema = self.schema;
+        let err = SuiteError::generating(&schema.db_id);
+        let TableFill {
+            t,
+            table: tab,
+            mut generated,
+            rows,
+            pools,
+            ..
+        } = table;
+        let names: Vec<String> = tab.columns.iter().map(|c| ident(&c.name)).collect();
+        let marks: Vec<&str> = tab.columns.iter().map(|_| "?").collect();
         let sql = format!(
             "INSERT OR IGNORE INTO {} ({}) VALUES ({})",
-            ident(&table.name),
+            ident(&tab.name),
             names.join(", "),
             marks.join(", ")
         );
         let mut stmt = tx.prepare(&sql).map_err(err)?;
-        // Per column: whether witness rows take the exact constants in turn (60 %), from
-        // which offset.
-        let rotation: Vec<u32> = table.columns.iter().map(|_| rng.u32(..100)).collect();
-        let rotation_offset: Vec<usize> = table.columns.iter().map(|_| rng.usize(..8)).collect();
-        let mut generated: Vec<(Vec<Value>, bool)> = Vec::with_capacity(rows);
-        // Per column: the values this table's witness rows hold there so far. A witness's class
-        // in a column that references a parent takes a parent value no earlier witness row
-        // holds there, while one is left, so that witness chains do not join each other's rows
-        // (ATIS: every chain through one airport code multiplies a four-alias join by the
-        // number of chains).
-        let mut taken: Vec<BTreeSet<String>> = vec![BTreeSet::new(); table.columns.len()];
-        for i in 0..instances.len() {
-            // A copy of the witness: the first one's group, another counted value.
-            let first = first_of[i];
-            if i > first && i < first + copies_of[i] {
-                let (before, rest) = instances.split_at_mut(i);
-                let inst = &mut rest[0];
-                for &c in &inst.group.clone() {
-                    if inst.values[c].is_none() {
-                        inst.values[c] = before[first].values[c].clone();
-                    }
-                }
-                if let Some(c) = inst.counted {
-                    inst.avoid[c] = before[first..]
-                        .iter()
-                        .filter_map(|f| f.values[c].clone())
-                        .collect();
-                }
-            }
-            // A near miss beside its witness: the cell of each `min(y)` it holds goes past the
-            // witness's value or ties with it ([`Instance::beyond`]).
-            if copies_of[i] > 0 && i >= first + copies_of[i] && !failed[first] {
-                let (before, rest) = instances.split_at_mut(i);
-                let (witness, inst) = (&before[first], &mut rest[0]);
-                for &((a, k), place) in &inst.beyond {
-                    let (Some(&wc), Some(&c)) = (witness.cells[a].get(&k), inst.cells[a].get(&k))
-                    else {
-                        continue;
-                    };
-                    if let Some(v) = witness.values[wc].clone() {
-                        // A tie its own checks refuse (its violated atom reads that class):
-                        // left out, so that the near miss stays one.
-                        if place == std::cmp::Ordering::Equal
-                            && !inst.checks[c].iter().all(|k| k.holds(&v))
-                        {
-                            continue;
-                        }
-                        let check = match place {
-                            std::cmp::Ordering::Less => Cmp::Lt(v),
-                            std::cmp::Ordering::Equal => Cmp::Eq(v),
-                            std::cmp::Ordering::Greater => Cmp::Gt(v),
-                        };
-                        if !inst.checks[c].contains(&check) {
-                            inst.checks[c].push(check);
-                        }
-                    }
-                }
-            }
-            // The sweep's near miss: a class holding a cell of an alias that takes the
-            // witness's row takes the witness's value.
-            if let (Some(fresh), true) = (&fresh_of[i], i > first && !failed[first]) {
-                let (before, rest) = instances.split_at_mut(i);
-                let (witness, inst) = (&before[first], &mut rest[0]);
-                let shared: Vec<(usize, usize, usize)> = (0..inst.aliases.len())
-                    .filter(|&a| !fresh[a])
-                    .flat_map(|a| inst.cells[a].iter().map(move |(&k, &c)| (a, k, c)))
-                    .collect();
-                for (a, k, c) in shared {
-                    let v = witness.cells[a]
-                        .get(&k)
-                        .and_then(|&wc| witness.values[wc].clone());
-                    if let (None, Some(v)) = (&inst.values[c], v) {
-                        if inst.fits(c, &v) {
-                            inst.values[c] = Some(v);
-                        }
-                    }
-                }
-                // A class of rows of its own only, with no constant to take, takes a value
-                // the witness does not hold in those columns (in any alias of the table): the
-                // near miss's chain of rows does not join the witness's halfway (its flight
-                // from an airport of the witness's city would answer as the gold).
-                for a in (0..inst.aliases.len()).filter(|&a| fresh[a]) {
-                    for (&k, &c) in &inst.cells[a] {
-                        if inst.values[c].is_some() || inst.fixed(c).is_some() {
-                            continue;
-                        }
-                        let held = (0..witness.aliases.len())
-                            .filter(|&b| witness.aliases[b] == inst.aliases[a])
-                            .filter_map(|b| witness.cells[b].get(&k))
-                            .filter_map(|&wc| witness.values[wc].clone());
-                        for v in held {
-                            if !inst.avoid[c].contains(&v) {
-                                inst.avoid[c].push(v);
-                            }
-                        }
-                    }
-                }
-            }
-            let inst = &mut instances[i];
-            for alias in (0..inst.aliases.len()).filter(|&a| inst.aliases[a] == t) {
-                if failed[i] {
-                    break;
-                }
-                if fresh_of[i].as_ref().is_some_and(|f| !f[alias]) {
-                    match alias_rows[first][alias].clone().filter(|_| !failed[first]) {
-                        Some(w) => {
-                            failed[i] |= !take_row(&inst.cells[alias], &mut inst.values, &w);
-                            alias_rows[i][alias] = Some(w);
-                        }
-                        None => failed[i] = true,
-                    }
-                    continue;
-                }
-                let parents: Vec<Option<&Vec<Value>>> = (0..table.columns.len())
-                    .map(|k| {
-                        schema
-                            .foreign_keys
-                            .iter()
-                            .find(|f| f.table == t && f.column == k && f.parent_table != t)
-                            .and_then(|f| stored.get(&(f.parent_table, f.parent_column)))
-                    })
-                    .collect();
-                // A class one of whose cells elsewhere must reference a filled parent
-                // (`MADE_BY.MSID` references `COPYRIGHT.MSID` and joins `TV_SERIES.SID`): its
-                // value comes from that parent, or the later row would dangle.
-                let mut class_parents: HashMap<usize, &Vec<Value>> = HashMap::new();
-                for (a, cells) in inst.cells.iter().enumerate() {
-                    for (&k, &c) in cells {
-                        let parent = schema
-                            .foreign_keys
-                            .iter()
-                            .find(|f| {
-                                f.enforced
-                                    && f.table == inst.aliases[a]
-                                    && f.column == k
-                                    && f.parent_table != f.table
-                            })
-                            .and_then(|f| stored.get(&(f.parent_table, f.parent_column)))
-                            .filter(|p| !p.is_empty());
-                        if let Some(p) = parent {
-                            class_parents.entry(c).or_insert(p);
-                        }
-                    }
-                }
-                let fill = WitnessFill {
-                    pools: &pools,
-                    nullable: &nullable,
-                    parents: &parents,
-                    class_parents: &class_parents,
-                    unique: &unique,
-                    used: &used,
-                    taken: &taken,
-                    swept: constants.sweep.map(|s| s.round),
-                };
-                let (row, assigned) = fill.row(inst, alias, &mut wrng);
-                let key = |row: &[Value]| primary_key_of(table, row);
-                // A value an enforced reference's parent does not hold (a class decided
-                // elsewhere, a near miss with no other parent value): no witness here.
-                let dangles = (0..row.len()).any(|k| {
-                    let enforced = schema.foreign_keys.iter().any(|f| {
-                        f.table == t && f.column == k && f.parent_table != t && f.enforced
-                    });
-                    enforced
-                        && !matches!(row[k], Value::Null)
-                        && !parents[k].is_some_and(|p| p.iter().any(|v| same_value(v, &row[k])))
-                });
-                if dangles {
-                    failed[i] = true;
-                    break;
-                }
-                let clash = (0..row.len())
-                    .any(|k| unique[k] && used[k].contains(&key_text(&row[k])))
-                    || (composite && used_keys.contains(&key(&row)));
-                // A near miss whose row would repeat a unique value of the witness's row for
-                // the same alias shares that row instead.
-                let shared = if clash && i > first {
-                    alias_rows[first][alias].clone().filter(|w| {
-                        (0..row.len()).any(|k| unique[k] && key_text(&w[k]) == key_text(&row[k]))
-                    })
-                } else {
-                    None
-                };
-                match (clash, shared) {
-                    (false, _) => {
-                        for (c, v) in assigned {
-                            inst.values[c] = Some(v);
-                        }
-                        for (k, v) in row.iter().enumerate() {
-                            if unique[k] {
-                                used[k].insert(key_text(v));
-                            }
-                        }
-                        if composite {
-                            used_keys.insert(key(&row));
-                        }
-                        for (k, v) in row.iter().enumerate() {
-                            taken[k].insert(key_text(v));
-                        }
-                        alias_rows[i][alias] = Some(row.clone());
-                        generated.push((row, false));
-                    }
-                    (true, Some(w)) => {
-                        failed[i] |= !take_row(&inst.cells[alias], &mut inst.values, &w);
-                        alias_rows[i][alias] = Some(w);
-                    }
-                    // An implied parent ([`Witness::implied_from`]) whose value the table
-                    // already holds in a unique column: the reference is satisfied as it is.
-                    (true, None) if alias >= inst.implied_from => {
-                        for (c, v) in assigned {
-                            inst.values[c] = Some(v);
-                        }
-                        alias_rows[i][alias] = Some(row.clone());
-                    }
-                    (true, None) => failed[i] = true,
-                }
-            }
-        }
-        'rows: for r in 0..rows {
-            let witness_row = r < witness_rows;
-            let extra = r + referenced_by_witnesses >= rows;
-            let mut row: Vec<Value> = Vec::with_capacity(table.columns.len());
-            for (k, col) in table.columns.iter().enumerate() {
-                let fk = schema
-                    .foreign_keys
-                    .iter()
-                    .find(|f| f.table == t && f.column == k && f.parent_table != t);
-                let is_key = table.primary_key.contains(&k);
-                let parents = fk.and_then(|f| stored.get(&(f.parent_table, f.parent_column)));
-                let parent_witnesses = fk
-                    .and_then(|f| witnesses.get(&(f.parent_table, f.parent_column)))
-                    .filter(|w| !w.is_empty());
-                let focus = constants.focus.get(&col.name.to_lowercase());
-                let exact = constants
-                    .focus_exact
-                    .get(&col.name.to_lowercase())
-                    .filter(|_| witness_row && !rotation.is_empty());
-                let enforced = fk.is_some_and(|f| f.enforced);
-                let pool = &pools[k];
-                let v = match (witness_row, focus, parent_witnesses, parents) {
-                    (true, _, Some(w), _) if enforced => Some(w[rng.usize(..w.len())].clone()),
-                    (true, _, _, _) if exact.is_some() && !enforced && rotation[k] < 60 => {
-                        let e = exact.map_or(&[][..], |e| &e[..]);
-                        pool.admit(e[(rotation_offset[k] + r) % e.len()].clone(), true)
-                    }
-                    (true, Some(f), _, _) if !f.is_empty() && !enforced => {
-                        pool.admit(f[rng.usize(..f.len())].clone(), true)
-                    }
-                    (true, _, Some(w), _) => Some(w[rng.usize(..w.len())].clone()),
-                    (_, _, _, Some(p)) if !p.is_empty() && (enforced || rng.u32(..100) < 90) => {
-                        Some(p[rng.usize(..p.len())].clone())
-                    }
-                    _ => None,
-                };
-                let mut v = v.unwrap_or_else(|| pool.draw(&mut rng));
-                // A row added for witnesses that must reference this table: a value of its
-                // own in each column a reference targets, where the pool has one.
-                if extra && referenced[k] && parents.is_none() {
-                    let mut tries = 0;
-                    while tries < 20
-                        && generated
-                            .iter()
-                            .any(|(g, _)| key_text(&g[k]) == key_text(&v))
-                    {
-                        v = pool.fresh(&mut rng);
-                        tries += 1;
-                    }
-                }
-                // A table's first row holds a value in each column an enforced reference
-                // targets: a parent whose every row is NULL there leaves its children's
-                // witnesses nothing to reference.
-                let nullable = !is_key
-                    && !col.not_null
-                    && !col.rules.is_not_null()
-                    && (r > 0 || !referenced[k]);
-                if nullable && rng.u32(..100) < pool.null_percent {
-                    v = Value::Null;
-                } else if unique[k] {
-                    let mut tries = 0;
-                    while used[k].contains(&key_text(&v)) && tries < 20 {
-                        v = match parents {
-                            Some(p) if !p.is_empty() && (tries < 10 || enforced) => {
-                                p[rng.usize(..p.len())].clone()
-                            }
-                            _ => pool.fresh(&mut rng),
-                        };
-                        tries += 1;
-                    }
-                    // A value that cannot be made unique (a reference with every parent
-                    // taken, an exhausted enumeration): the row is left out, as the
-                    // database would refuse a duplicate key.
-                    if !used[k].insert(key_text(&v)) {
-                        continue 'rows;
-                    }
-                }
-                row.push(v);
-            }
-            if composite {
-                let key = |row: &[Value]| primary_key_of(table, row);
-                let mut tries = 0;
-                while used_keys.contains(&key(&row)) && !free_key_columns.is_empty() && tries < 10 {
-                    let k = free_key_columns[rng.usize(..free_key_columns.len())];
-                    row[k] = pools[k].fresh(&mut rng);
-                    tries += 1;
-                }
-                if !used_keys.insert(key(&row)) {
-                    continue;
-                }
-            }
-            generated.push((row, witness_row));
-        }
-        if reversed {
+        if self.reversed {
             generated.reverse();
         }
         let mut inserted = 0;
@@ -984,14 +1319,14 @@ pub fn fill(
                             &format!(
                                 "SELECT {} FROM {} WHERE rowid = ?1",
                                 names.join(", "),
-                                ident(&table.name)
+                                ident(&tab.name)
                             ),
                             [tx.last_insert_rowid()],
                             |r| (0..row.len()).map(|k| r.get::<_, Value>(k)).collect(),
                         )
                         .unwrap_or(row);
                     for (k, v) in stored_row.into_iter().enumerate() {
-                        witnesses.entry((t, k)).or_default().push(v);
+                        self.witness_values.entry((t, k)).or_default().push(v);
                     }
                 }
                 Ok(n) => inserted += n,
@@ -999,20 +1334,15 @@ pub fn fill(
                 Err(e) => return Err(err(e)),
             }
         }
-        // A table that must not be empty and lost every row: one row of plain random values
-        // (references taken from the parent).
         let mut tries = 0;
         while inserted == 0 && rows > 0 && tries < 10 {
             tries += 1;
-            let row: Vec<Value> = (0..table.columns.len())
+            let row: Vec<Value> = (0..tab.columns.len())
                 .map(|k| {
-                    let parent = schema
-                        .foreign_keys
-                        .iter()
-                        .find(|f| f.table == t && f.column == k && f.parent_table != t)
-                        .and_then(|f| stored.get(&(f.parent_table, f.parent_column)))
-                        .and_then(|p| pick(p, &mut rng));
-                    parent.unwrap_or_else(|| pools[k].random(&mut rng))
+                    let parent = reference_from(schema, t, k)
+                        .and_then(|f| self.stored.get(&(f.parent_table, f.parent_column)))
+                        .and_then(|p| pick(p, &mut self.rng));
+                    parent.unwrap_or_else(|| pools[k].random(&mut self.rng))
                 })
                 .collect();
             match stmt.execute(rusqlite::params_from_iter(row.iter())) {
@@ -1021,8 +1351,14 @@ pub fn fill(
                 Err(e) => return Err(err(e)),
             }
         }
-        drop(stmt);
-        // Remember what the children will reference.
+        Ok(())
+    }
+
+    /// Remembers the values of table `t` that the tables after it will reference.
+    fn remember_referenced(&mut self, tx: &Connection, t: usize) -> Result<(), SuiteError> {
+        let schema = self.schema;
+        let err = SuiteError::generating(&schema.db_id);
+        let table = &schema.tables[t];
         for f in schema.foreign_keys.iter().filter(|f| f.parent_table == t) {
             let col = &table.columns[f.parent_column];
             let q = format!(
@@ -1037,17 +1373,15 @@ pub fn fill(
                 .map_err(err)?
                 .filter_map(Result::ok)
                 .collect();
-            stored.insert((t, f.parent_column), values);
+            self.stored.insert((t, f.parent_column), values);
         }
+        Ok(())
     }
-    tx.commit().map_err(err)?;
-    Ok(())
 }
 
 /// Equal as stored: the same value, or the same number written as text and as a number.
 fn same_value(a: &Value, b: &Value) -> bool {
-    super::witness::compare(a, b) == Some(std::cmp::Ordering::Equal)
-        || super::witness::text_of(a) == super::witness::text_of(b)
+    compare(a, b) == Some(std::cmp::Ordering::Equal) || text_of(a) == text_of(b)
 }
 
 /// Mixed into a database's seed for its witness rows' own generator.
@@ -1672,7 +2006,7 @@ mod tests {
                 column: 0,
                 parent_table: 0,
                 parent_column: 0,
-                source: crate::constraints::Source::Declared,
+                source: crate::constraints::ReferenceOrigin::Declared,
                 enforced: true,
             }],
             ddl: vec![
@@ -1735,7 +2069,7 @@ mod tests {
         // Jagadish's PVLDB papers after 2005, swept at the year (atom 4): the witness's rows,
         // and a paper of the same authors and journal in 2005 or before, its writes rows its
         // own; no other row. The gold answers the witness's paper; without its year, both.
-        let schema = crate::witness::tests::academic();
+        let schema = crate::schema::tests::academic();
         let gold = crate::witness::tests::JAGADISH;
         let pids = gold
             .replace(
@@ -2016,8 +2350,8 @@ mod tests {
 
     #[test]
     fn generated_within_the_constraints() {
-        let (_dir, schema, _) = crate::constraints::tests::example();
-        let golds = crate::constraints::tests::GOLDS;
+        let (_dir, schema, _) = crate::induce::tests::example();
+        let golds = crate::induce::tests::GOLDS;
         let all = Constants::from_golds(golds.iter().copied(), &schema);
         let mut saw = (false, false, false);
         for seed in 0..60 {
@@ -2076,8 +2410,8 @@ mod tests {
 
     #[test]
     fn a_respelled_database_spells_the_constants_as_the_gold_does() {
-        let (_dir, schema, _) = crate::constraints::tests::example();
-        let golds = crate::constraints::tests::GOLDS;
+        let (_dir, schema, _) = crate::induce::tests::example();
+        let golds = crate::induce::tests::GOLDS;
         let all = Constants::from_golds(golds.iter().copied(), &schema);
         // The data spells 'Paris'; a gold compares with 'paris'.
         let c = all.focused_on(golds[2], &schema).respelled();

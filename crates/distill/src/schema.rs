@@ -1,11 +1,15 @@
 //! The schema a random database is generated from: tables, typed columns, primary and foreign
 //! keys (from Spider's `tables.json`), the original database's own `CREATE TABLE` statements
 //! when there is one, and the values its columns hold.
+//!
+//! It reads the constraints' vocabulary ([`super::constraints`]: column rules, references'
+//! origins) and nothing that builds on it: induction ([`super::induce`]) and the witness
+//! ([`super::witness`], which also refines a schema by the golds' text comparisons) do.
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::constraints::{ColumnRules, Constraints, Source};
+use super::constraints::{ColumnRules, Constraints, ReferenceOrigin};
 use super::neighbors::ColumnFacts;
 use super::SuiteError;
 use sqlsuite::backend::sqlite::quote_identifier as ident;
@@ -53,7 +57,7 @@ pub struct ForeignKey {
     pub parent_table: usize,
     pub parent_column: usize,
     /// Declared by the schema, a join some gold makes, …
-    pub source: Source,
+    pub source: ReferenceOrigin,
     /// Generated data respects it: every non-NULL value references a parent row. Otherwise
     /// references may dangle (a join the golds make that the original's data does not bear).
     pub enforced: bool,
@@ -172,7 +176,7 @@ fn from_raw(r: TablesEntry) -> Result<SuiteSchema, SuiteError> {
                 column,
                 parent_table,
                 parent_column,
-                source: Source::Declared,
+                source: ReferenceOrigin::Declared,
                 enforced: true,
             })
         })
@@ -302,7 +306,7 @@ pub fn from_database(db_id: &str, path: &Path) -> Result<SuiteSchema, SuiteError
             column,
             parent_table,
             parent_column,
-            source: Source::Declared,
+            source: ReferenceOrigin::Declared,
             enforced: true,
         });
     }
@@ -498,46 +502,6 @@ impl SuiteSchema {
         Ok(self)
     }
 
-    /// A column declared numeric that holds no data and that golds compare with text
-    /// (`WRITER.NAME = "Kevin Spacey"` where the schema says `name int`) becomes a text
-    /// column: random databases then hold text near the gold's constant there, as a database
-    /// of that schema in use would.
-    pub fn with_text_comparisons<'a>(
-        mut self,
-        golds: impl IntoIterator<Item = &'a str>,
-    ) -> SuiteSchema {
-        use super::witness::{Atom, Cmp, Witness};
-        for gold in golds {
-            let Some(w) = Witness::parse(gold, &self) else {
-                continue;
-            };
-            for atom in &w.atoms {
-                let Atom::Compare((alias, column), cmp) = atom else {
-                    continue;
-                };
-                let text = match cmp {
-                    Cmp::Eq(v) | Cmp::Ne(v) | Cmp::Lt(v) | Cmp::Le(v) | Cmp::Gt(v) | Cmp::Ge(v) => {
-                        matches!(v, rusqlite::types::Value::Text(s) if s.trim().parse::<f64>().is_err())
-                    }
-                    Cmp::Like(p) | Cmp::NotLike(p) => {
-                        p.replace(['%', '_'], "").trim().parse::<f64>().is_err()
-                    }
-                };
-                let col = &mut self.tables[w.aliases[*alias]].columns[*column];
-                if text
-                    && col.original.is_empty()
-                    && matches!(
-                        col.kind,
-                        ColumnKind::Int | ColumnKind::Real | ColumnKind::Bool
-                    )
-                {
-                    col.kind = ColumnKind::Text;
-                }
-            }
-        }
-        self
-    }
-
     /// Adds the joins the golds make (`a.x = b.y`) as foreign keys where the schema declares
     /// none between those columns, so random databases can satisfy them: the side that is not
     /// its table's primary key (else the later-declared table) references the other.
@@ -584,7 +548,7 @@ impl SuiteSchema {
                     column: child.1,
                     parent_table: parent.0,
                     parent_column: parent.1,
-                    source: Source::Golds,
+                    source: ReferenceOrigin::Golds,
                     enforced: false,
                 });
             }
@@ -611,7 +575,7 @@ impl SuiteSchema {
                     column: key.1,
                     parent_table: d.parent_table,
                     parent_column: d.parent_column,
-                    source: Source::Golds,
+                    source: ReferenceOrigin::Golds,
                     enforced: false,
                 });
             }
@@ -745,8 +709,64 @@ impl SuiteSchema {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A small schema of the academic (MAS) dataset: authors, journals, publications and who
+    /// wrote them (no foreign keys), the fixture of the witness's and the generator's tests.
+    pub(crate) fn academic() -> SuiteSchema {
+        let col = |name: &str, kind| Column {
+            name: name.into(),
+            kind,
+            original: Vec::new(),
+            not_null: false,
+            rules: Default::default(),
+        };
+        let table = |name: &str, columns: Vec<Column>, primary_key: Vec<usize>| Table {
+            name: name.into(),
+            columns,
+            primary_key,
+            non_empty: false,
+        };
+        SuiteSchema {
+            db_id: "academic".into(),
+            tables: vec![
+                table(
+                    "AUTHOR",
+                    vec![col("AID", ColumnKind::Int), col("NAME", ColumnKind::Text)],
+                    vec![0],
+                ),
+                table(
+                    "JOURNAL",
+                    vec![col("JID", ColumnKind::Int), col("NAME", ColumnKind::Text)],
+                    vec![0],
+                ),
+                table(
+                    "PUBLICATION",
+                    vec![
+                        col("PID", ColumnKind::Int),
+                        col("TITLE", ColumnKind::Text),
+                        col("JID", ColumnKind::Int),
+                        col("YEAR", ColumnKind::Int),
+                    ],
+                    vec![0],
+                ),
+                table(
+                    "WRITES",
+                    vec![col("AID", ColumnKind::Int), col("PID", ColumnKind::Int)],
+                    vec![0, 1],
+                ),
+            ],
+            foreign_keys: Vec::new(),
+            ddl: vec![
+                "CREATE TABLE AUTHOR (AID INTEGER PRIMARY KEY, NAME TEXT)".into(),
+                "CREATE TABLE JOURNAL (JID INTEGER PRIMARY KEY, NAME TEXT)".into(),
+                "CREATE TABLE PUBLICATION (PID INTEGER PRIMARY KEY, TITLE TEXT, JID INTEGER, YEAR INTEGER)".into(),
+                "CREATE TABLE WRITES (AID INTEGER, PID INTEGER, PRIMARY KEY (AID, PID))".into(),
+            ],
+            order: vec![0, 1, 2, 3],
+        }
+    }
 
     /// Found while writing the reader fuzzing: an entry without `column_types` (or naming a table that
     /// does not exist) was an error naming the `db_id` only, not the file.
@@ -781,24 +801,7 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_numeric_column_golds_compare_with_text_becomes_text() {
-        use crate::witness::tests::{academic, JAGADISH};
-        let mut schema = academic();
-        // The shipped IMDB schema declares `name int`: as if AUTHOR.NAME were so.
-        schema.tables[0].columns[1].kind = ColumnKind::Int;
-        let s = schema.clone().with_text_comparisons([JAGADISH]);
-        assert_eq!(s.tables[0].columns[1].kind, ColumnKind::Text);
-        // YEAR is compared with a number: it stays numeric.
-        assert_eq!(s.tables[2].columns[3].kind, ColumnKind::Int);
-        // A column whose original data is numeric keeps its kind.
-        schema.tables[0].columns[1].original = vec![rusqlite::types::Value::Integer(1)];
-        let s = schema.with_text_comparisons([JAGADISH]);
-        assert_eq!(s.tables[0].columns[1].kind, ColumnKind::Int);
-    }
-
-    #[test]
     fn a_key_joined_to_a_referencing_column_references_its_parent_too() {
-        use crate::witness::tests::academic;
         let mut schema = academic();
         // WRITES.PID references PUBLICATION.PID; a gold joins it to JOURNAL.JID (as IMDB's
         // golds join MADE_BY.MSID, which references COPYRIGHT.MSID, to TV_SERIES.SID).
@@ -807,7 +810,7 @@ mod tests {
             column: 1,
             parent_table: 2,
             parent_column: 0,
-            source: Source::Declared,
+            source: ReferenceOrigin::Declared,
             enforced: true,
         });
         let gold = "SELECT JOURNAL.NAME FROM JOURNAL, WRITES WHERE WRITES.PID = JOURNAL.JID";

@@ -12,10 +12,13 @@
 //! This module parses and solves; [`super::random_db`] fills the remaining columns (keys,
 //! references, the column's rules) and inserts the rows.
 //!
-//! Length: about 1,280 lines of code and 590 of unit tests: parsing a conjunction (with the
+//! Its vocabulary (cells, comparisons, atoms) is [`super::atoms`], below it; the parents implied
+//! by enforced references are added by [`super::witness_refs`], below it too.
+//!
+//! Length: about 1,260 lines of code and 590 of unit tests: parsing a conjunction (with the
 //! subqueries it links to), solving its classes and violating one atom share the `Witness`
-//! and `Instance` types; the tests pin each on one small schema (the implied parents, in
-//! [`super::witness_refs`], are tested there).
+//! and `Instance` types; the tests pin each on one small schema (the implied parents too,
+//! through the parse that adds them).
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -30,69 +33,10 @@ use sqlparser::ast::{
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::parser::Parser;
 
+use super::atoms::{compare, Atom, Cell, Cmp};
 use super::neighbors::AGGREGATES;
-use super::schema::SuiteSchema;
-
-/// A column of one FROM alias: (alias, column position in the alias's table).
-pub type Cell = (usize, usize);
-
-/// A comparison of a cell with a constant.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Cmp {
-    Eq(Value),
-    Ne(Value),
-    Lt(Value),
-    Le(Value),
-    Gt(Value),
-    Ge(Value),
-    /// A LIKE pattern (`%`, `_`; case-insensitive for ASCII, as SQLite's).
-    Like(String),
-    NotLike(String),
-}
-
-impl Cmp {
-    /// The comparison that holds exactly where this one does not (NULL aside).
-    fn negated(&self) -> Cmp {
-        match self.clone() {
-            Cmp::Eq(v) => Cmp::Ne(v),
-            Cmp::Ne(v) => Cmp::Eq(v),
-            Cmp::Lt(v) => Cmp::Ge(v),
-            Cmp::Le(v) => Cmp::Gt(v),
-            Cmp::Gt(v) => Cmp::Le(v),
-            Cmp::Ge(v) => Cmp::Lt(v),
-            Cmp::Like(p) => Cmp::NotLike(p),
-            Cmp::NotLike(p) => Cmp::Like(p),
-        }
-    }
-
-    /// Does `v` satisfy it (SQLite's ordering: numbers before text, text bytewise)?
-    pub fn holds(&self, v: &Value) -> bool {
-        let ord = |c: &Value| compare(v, c);
-        match self {
-            Cmp::Eq(c) => ord(c) == Some(Ordering::Equal),
-            Cmp::Ne(c) => ord(c).is_some_and(|o| o != Ordering::Equal),
-            Cmp::Lt(c) => ord(c) == Some(Ordering::Less),
-            Cmp::Le(c) => ord(c).is_some_and(|o| o != Ordering::Greater),
-            Cmp::Gt(c) => ord(c) == Some(Ordering::Greater),
-            Cmp::Ge(c) => ord(c).is_some_and(|o| o != Ordering::Less),
-            Cmp::Like(p) => like(p, &text_of(v)),
-            Cmp::NotLike(p) => !matches!(v, Value::Null) && !like(p, &text_of(v)),
-        }
-    }
-}
-
-/// One atom of the conjunction.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Atom {
-    /// `a.x = b.y`
-    Join(Cell, Cell),
-    /// `a.x op constant`
-    Compare(Cell, Cmp),
-    /// `NOT ( B OR … )` whose chosen branch `B` (the one [`Branches`] picks, as for any `OR`) is
-    /// a conjunction of simple atoms (these): the witness leaves it to chance (random rows
-    /// seldom meet `B`); its near miss holds `B`.
-    Not(Vec<Atom>),
-}
+use super::schema::{ColumnKind, SuiteSchema};
+use super::witness_refs::close_references;
 
 /// What a gold's conjunction asks of a database: its FROM aliases (as table positions) and
 /// the simple atoms of its top-level conjunction.
@@ -248,7 +192,7 @@ impl Witness {
         );
         w.gold_atoms = w.atoms.len();
         w.implied_from = w.aliases.len();
-        super::witness_refs::close_references(&mut w, schema);
+        close_references(&mut w.aliases, &mut w.atoms, schema);
         (!w.atoms.is_empty()).then_some(w)
     }
 
@@ -312,6 +256,72 @@ impl Witness {
         counts: bool,
     ) -> (Vec<(String, usize)>, Range<usize>) {
         let start = self.aliases.len();
+        let (names, mut conditions) = self.collect_from(select, schema, branches, depth, counts);
+        let scope = start..self.aliases.len();
+        conditions.extend(&select.selection);
+        let mut conjuncts = Vec::new();
+        for c in conditions {
+            split_and(c, Some(&mut *branches), &mut conjuncts);
+        }
+        // Conjuncts linking a cell to a subquery: the subquery's rows join the witness.
+        let mut links = Vec::new();
+        let mut plain = Vec::new();
+        for c in conjuncts {
+            match subquery_link(c) {
+                Some(link) if depth < MAX_SUBQUERY_DEPTH => links.push(link),
+                _ => plain.push(c),
+            }
+        }
+        self.collect_links(links, &names, &scope, schema, branches, depth);
+        let resolver = Resolver {
+            schema,
+            aliases: &self.aliases,
+            names: &names,
+            scope: scope.clone(),
+        };
+        if depth == 0 {
+            for alias in selected_aliases(select, &resolver) {
+                if !self.selected.contains(&alias) {
+                    self.selected.push(alias);
+                }
+            }
+        }
+        // `NOT ( b OR … )`: each branch is held in the near misses of some witness.
+        let atoms: Vec<Atom> = plain
+            .iter()
+            .flat_map(|c| match c {
+                Expr::UnaryOp {
+                    op: UnaryOperator::Not,
+                    expr,
+                } => resolver.negated(expr, Some(&mut *branches)),
+                _ => resolver.atoms(c),
+            })
+            .collect();
+        self.one_of.extend(in_lists(&plain, &resolver));
+        if self.copies == 1 && counts {
+            if let Some((copies, counted, group)) = count_shape(select, order_by, &resolver) {
+                self.copies = copies;
+                self.counted = counted;
+                if let Some(group) = group {
+                    self.group = group;
+                }
+            }
+        }
+        self.atoms.extend(atoms);
+        (names, scope)
+    }
+
+    /// Adds an alias per table of `select`'s FROM (by its name, or the table's) and collects
+    /// its derived tables' own (`FROM (SELECT …)`); returns the alias names and the inner
+    /// joins' `ON` conditions.
+    fn collect_from<'s>(
+        &mut self,
+        select: &'s Select,
+        schema: &SuiteSchema,
+        branches: &mut Branches,
+        depth: usize,
+        counts: bool,
+    ) -> (Vec<(String, usize)>, Vec<&'s Expr>) {
         // Alias name (lower case) → alias position, for this SELECT.
         let mut names: Vec<(String, usize)> = Vec::new();
         let mut conditions: Vec<&Expr> = Vec::new();
@@ -360,26 +370,26 @@ impl Witness {
                 _ => {}
             }
         }
-        let scope = start..self.aliases.len();
-        conditions.extend(&select.selection);
-        let mut conjuncts = Vec::new();
-        for c in conditions {
-            split_and(c, Some(&mut *branches), &mut conjuncts);
-        }
-        // Conjuncts linking a cell to a subquery: the subquery's rows join the witness.
-        let mut links = Vec::new();
-        let mut plain = Vec::new();
-        for c in conjuncts {
-            match subquery_link(c) {
-                Some(link) if depth < MAX_SUBQUERY_DEPTH => links.push(link),
-                _ => plain.push(c),
-            }
-        }
+        (names, conditions)
+    }
+
+    /// Collects the subquery of each link (`x IN (SELECT y …)`, `x = (SELECT min(y) …)`, up to
+    /// [`MAX_ALIASES`] aliases) and joins its answered cell to the linked one, noting a
+    /// `min`/`max` subquery's extreme.
+    fn collect_links(
+        &mut self,
+        links: Vec<(&Expr, &Query)>,
+        names: &[(String, usize)],
+        scope: &Range<usize>,
+        schema: &SuiteSchema,
+        branches: &mut Branches,
+        depth: usize,
+    ) {
         for (outer, subquery) in links {
             let outer = Resolver {
                 schema,
                 aliases: &self.aliases,
-                names: &names,
+                names,
                 scope: scope.clone(),
             }
             .cell(outer);
@@ -408,74 +418,6 @@ impl Witness {
                 }
             }
         }
-        let resolver = Resolver {
-            schema,
-            aliases: &self.aliases,
-            names: &names,
-            scope: scope.clone(),
-        };
-        if depth == 0 {
-            for item in &select.projection {
-                if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item
-                {
-                    for (alias, _) in resolver.cells_read(e) {
-                        if !self.selected.contains(&alias) {
-                            self.selected.push(alias);
-                        }
-                    }
-                }
-            }
-        }
-        // `NOT ( b OR … )`: each branch is held in the near misses of some witness.
-        let atoms: Vec<Atom> = plain
-            .iter()
-            .flat_map(|c| match c {
-                Expr::UnaryOp {
-                    op: UnaryOperator::Not,
-                    expr,
-                } => resolver.negated(expr, Some(&mut *branches)),
-                _ => resolver.atoms(c),
-            })
-            .collect();
-        for c in &plain {
-            if let Expr::InList {
-                expr,
-                list,
-                negated: false,
-            } = c
-            {
-                let values: Vec<Value> = list.iter().filter_map(|v| resolver.constant(v)).collect();
-                let all_constants = !values.is_empty() && values.len() == list.len();
-                if let (Some(cell), true) = (resolver.cell(expr), all_constants) {
-                    self.one_of.push((cell, values));
-                }
-            }
-        }
-        // `HAVING count(…) > N`: N + 1 copies of the witness in one group.
-        let mut having = Vec::new();
-        if let Some(h) = &select.having {
-            split_and(h, None, &mut having);
-        }
-        // `ORDER BY count(…)`: a group of 3 leads the others, which seldom have as many.
-        let ranked = order_by.and_then(|o| match &o.kind {
-            OrderByKind::Expressions(keys) => keys.iter().find_map(|k| resolver.counted(&k.expr)),
-            _ => None,
-        });
-        if self.copies == 1 && counts {
-            if let Some((copies, counted)) = having
-                .iter()
-                .find_map(|h| resolver.count_at_least(h))
-                .or(ranked.map(|counted| (3, counted)))
-            {
-                self.copies = copies;
-                self.counted = counted;
-                if let GroupByExpr::Expressions(keys, _) = &select.group_by {
-                    self.group = keys.iter().filter_map(|k| resolver.cell(k)).collect();
-                }
-            }
-        }
-        self.atoms.extend(atoms);
-        (names, scope)
     }
 
     /// The classes and checks of this witness, with atom `violated` (if any) made false: a
@@ -979,6 +921,49 @@ fn step(x: &Value, by: i64) -> Value {
     }
 }
 
+/// A schema refined by what the golds' conjunctions compare: it reads each gold's
+/// [`Witness`], so it builds on this module rather than on the schema's own.
+impl SuiteSchema {
+    /// A column declared numeric that holds no data and that golds compare with text
+    /// (`WRITER.NAME = "Kevin Spacey"` where the schema says `name int`) becomes a text
+    /// column: random databases then hold text near the gold's constant there, as a database
+    /// of that schema in use would.
+    pub fn with_text_comparisons<'a>(
+        mut self,
+        golds: impl IntoIterator<Item = &'a str>,
+    ) -> SuiteSchema {
+        for gold in golds {
+            let Some(w) = Witness::parse(gold, &self) else {
+                continue;
+            };
+            for atom in &w.atoms {
+                let Atom::Compare((alias, column), cmp) = atom else {
+                    continue;
+                };
+                let text = match cmp {
+                    Cmp::Eq(v) | Cmp::Ne(v) | Cmp::Lt(v) | Cmp::Le(v) | Cmp::Gt(v) | Cmp::Ge(v) => {
+                        matches!(v, rusqlite::types::Value::Text(s) if s.trim().parse::<f64>().is_err())
+                    }
+                    Cmp::Like(p) | Cmp::NotLike(p) => {
+                        p.replace(['%', '_'], "").trim().parse::<f64>().is_err()
+                    }
+                };
+                let col = &mut self.tables[w.aliases[*alias]].columns[*column];
+                if text
+                    && col.original.is_empty()
+                    && matches!(
+                        col.kind,
+                        ColumnKind::Int | ColumnKind::Real | ColumnKind::Bool
+                    )
+                {
+                    col.kind = ColumnKind::Text;
+                }
+            }
+        }
+        self
+    }
+}
+
 /// Groups above this many rows are not aimed at: one more than the largest count threshold
 /// a database is sized for ([`super::random_db::MAX_THRESHOLD`]). A database holds more than
 /// [`SMALL_GROUP`] copies only where its tables are sized for them.
@@ -1170,6 +1155,71 @@ fn answers_one_row(select: &Select) -> bool {
             }
             _ => false,
         })
+}
+
+/// The aliases whose columns `select`'s items read (directly or as an aggregate's argument),
+/// in order.
+fn selected_aliases(select: &Select, resolver: &Resolver) -> Vec<usize> {
+    let mut out = Vec::new();
+    for item in &select.projection {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            for (alias, _) in resolver.cells_read(e) {
+                out.push(alias);
+            }
+        }
+    }
+    out
+}
+
+/// The cells an `IN` list of constants constrains among the `plain` conjuncts, with the list
+/// ([`Witness::one_of`]).
+fn in_lists(plain: &[&Expr], resolver: &Resolver) -> Vec<(Cell, Vec<Value>)> {
+    let mut out = Vec::new();
+    for c in plain {
+        if let Expr::InList {
+            expr,
+            list,
+            negated: false,
+        } = c
+        {
+            let values: Vec<Value> = list.iter().filter_map(|v| resolver.constant(v)).collect();
+            let all_constants = !values.is_empty() && values.len() == list.len();
+            if let (Some(cell), true) = (resolver.cell(expr), all_constants) {
+                out.push((cell, values));
+            }
+        }
+    }
+    out
+}
+
+/// How `select`'s counts shape the witness: `HAVING count(…) > N` asks for N + 1 copies of
+/// its rows in one group; `ORDER BY count(…)`, for 3 (a group of 3 leads the others, which
+/// seldom have as many). The copies, the counted cell, and the grouping cells (where the
+/// GROUP BY lists expressions).
+fn count_shape(
+    select: &Select,
+    order_by: Option<&OrderBy>,
+    resolver: &Resolver,
+) -> Option<(usize, Option<Cell>, Option<Vec<Cell>>)> {
+    let mut having = Vec::new();
+    if let Some(h) = &select.having {
+        split_and(h, None, &mut having);
+    }
+    let ranked = order_by.and_then(|o| match &o.kind {
+        OrderByKind::Expressions(keys) => keys.iter().find_map(|k| resolver.counted(&k.expr)),
+        _ => None,
+    });
+    let (copies, counted) = having
+        .iter()
+        .find_map(|h| resolver.count_at_least(h))
+        .or(ranked.map(|counted| (3, counted)))?;
+    let group = match &select.group_by {
+        GroupByExpr::Expressions(keys, _) => {
+            Some(keys.iter().filter_map(|k| resolver.cell(k)).collect())
+        }
+        _ => None,
+    };
+    Some((copies, counted, group))
 }
 
 /// Subqueries nested deeper than this are left to chance (ATIS nests six).
@@ -1474,120 +1524,28 @@ fn constant(v: &SqlValue) -> Option<Value> {
     }
 }
 
-pub fn text_of(v: &Value) -> String {
-    match v {
-        Value::Integer(n) => n.to_string(),
-        Value::Real(x) => x.to_string(),
-        Value::Text(s) => s.clone(),
-        Value::Blob(_) | Value::Null => String::new(),
-    }
-}
-
-/// SQLite's order of two values (NULL compares with nothing; numbers before text).
-pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
-    let num = |v: &Value| match v {
-        Value::Integer(n) => Some(*n as f64),
-        Value::Real(x) => Some(*x),
-        _ => None,
-    };
-    match (a, b) {
-        (Value::Null, _) | (_, Value::Null) => None,
-        (Value::Text(x), Value::Text(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
-        _ => match (num(a), num(b)) {
-            (Some(x), Some(y)) => x.partial_cmp(&y),
-            (Some(_), None) => Some(Ordering::Less),
-            (None, Some(_)) => Some(Ordering::Greater),
-            (None, None) => None,
-        },
-    }
-}
-
-/// SQLite's LIKE: `%` any run, `_` one character, ASCII letters without regard to case.
-pub fn like(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().map(|c| c.to_ascii_lowercase()).collect();
-    let t: Vec<char> = text.chars().map(|c| c.to_ascii_lowercase()).collect();
-    // Classic two-pointer wildcard match.
-    let (mut i, mut j) = (0, 0);
-    let (mut star, mut mark) = (None, 0);
-    while j < t.len() {
-        if i < p.len() && (p[i] == '_' || p[i] == t[j]) {
-            i += 1;
-            j += 1;
-        } else if i < p.len() && p[i] == '%' {
-            star = Some(i);
-            i += 1;
-            mark = j;
-        } else if let Some(s) = star {
-            i = s + 1;
-            mark += 1;
-            j = mark;
-        } else {
-            return false;
-        }
-    }
-    p[i..].iter().all(|&c| c == '%')
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::schema::{Column, ColumnKind, Table};
-
-    pub(crate) fn academic() -> SuiteSchema {
-        let col = |name: &str, kind| Column {
-            name: name.into(),
-            kind,
-            original: Vec::new(),
-            not_null: false,
-            rules: Default::default(),
-        };
-        let table = |name: &str, columns: Vec<Column>, primary_key: Vec<usize>| Table {
-            name: name.into(),
-            columns,
-            primary_key,
-            non_empty: false,
-        };
-        SuiteSchema {
-            db_id: "academic".into(),
-            tables: vec![
-                table(
-                    "AUTHOR",
-                    vec![col("AID", ColumnKind::Int), col("NAME", ColumnKind::Text)],
-                    vec![0],
-                ),
-                table(
-                    "JOURNAL",
-                    vec![col("JID", ColumnKind::Int), col("NAME", ColumnKind::Text)],
-                    vec![0],
-                ),
-                table(
-                    "PUBLICATION",
-                    vec![
-                        col("PID", ColumnKind::Int),
-                        col("TITLE", ColumnKind::Text),
-                        col("JID", ColumnKind::Int),
-                        col("YEAR", ColumnKind::Int),
-                    ],
-                    vec![0],
-                ),
-                table(
-                    "WRITES",
-                    vec![col("AID", ColumnKind::Int), col("PID", ColumnKind::Int)],
-                    vec![0, 1],
-                ),
-            ],
-            foreign_keys: Vec::new(),
-            ddl: vec![
-                "CREATE TABLE AUTHOR (AID INTEGER PRIMARY KEY, NAME TEXT)".into(),
-                "CREATE TABLE JOURNAL (JID INTEGER PRIMARY KEY, NAME TEXT)".into(),
-                "CREATE TABLE PUBLICATION (PID INTEGER PRIMARY KEY, TITLE TEXT, JID INTEGER, YEAR INTEGER)".into(),
-                "CREATE TABLE WRITES (AID INTEGER, PID INTEGER, PRIMARY KEY (AID, PID))".into(),
-            ],
-            order: vec![0, 1, 2, 3],
-        }
-    }
+    use crate::atoms::like;
+    use crate::schema::tests::academic;
 
     pub(crate) const JAGADISH: &str = r#"SELECT PUBLICATIONalias0.TITLE FROM AUTHOR AS AUTHORalias0 , AUTHOR AS AUTHORalias1 , JOURNAL AS JOURNALalias0 , PUBLICATION AS PUBLICATIONalias0 , WRITES AS WRITESalias0 , WRITES AS WRITESalias1 WHERE AUTHORalias0.NAME = "H. V. Jagadish" AND AUTHORalias1.NAME = "Yunyao Li" AND JOURNALalias0.NAME = "PVLDB" AND PUBLICATIONalias0.JID = JOURNALalias0.JID AND PUBLICATIONalias0.YEAR > 2005 AND WRITESalias0.AID = AUTHORalias0.AID AND WRITESalias0.PID = PUBLICATIONalias0.PID AND WRITESalias1.AID = AUTHORalias1.AID AND WRITESalias1.PID = PUBLICATIONalias0.PID ;"#;
+
+    #[test]
+    fn an_empty_numeric_column_golds_compare_with_text_becomes_text() {
+        let mut schema = academic();
+        // The shipped IMDB schema declares `name int`: as if AUTHOR.NAME were so.
+        schema.tables[0].columns[1].kind = ColumnKind::Int;
+        let s = schema.clone().with_text_comparisons([JAGADISH]);
+        assert_eq!(s.tables[0].columns[1].kind, ColumnKind::Text);
+        // YEAR is compared with a number: it stays numeric.
+        assert_eq!(s.tables[2].columns[3].kind, ColumnKind::Int);
+        // A column whose original data is numeric keeps its kind.
+        schema.tables[0].columns[1].original = vec![rusqlite::types::Value::Integer(1)];
+        let s = schema.with_text_comparisons([JAGADISH]);
+        assert_eq!(s.tables[0].columns[1].kind, ColumnKind::Int);
+    }
 
     #[test]
     fn a_near_miss_of_the_sweep_has_rows_of_its_own_from_its_atom_to_the_answer() {
@@ -2169,23 +2127,80 @@ pub(crate) mod tests {
         assert!(held >= 15, "a publication by both authors on {held} of 40");
     }
 
-    #[test]
-    fn like_and_order_as_sqlite() {
-        assert!(like("%VLDB%", "pvldb journal"));
-        assert!(like("a_c", "ABC"));
-        assert!(!like("a_c", "abbc"));
-        assert!(like("%", ""));
-        assert!(!like("x%", ""));
-        assert_eq!(
-            compare(&Value::Integer(3), &Value::Text("1".into())),
-            Some(Ordering::Less)
-        );
-        assert_eq!(
-            compare(&Value::Real(2.5), &Value::Integer(2)),
-            Some(Ordering::Greater)
-        );
-        assert!(Cmp::Gt(Value::Integer(2005)).holds(&Value::Integer(2006)));
-        assert!(!Cmp::Gt(Value::Integer(2005)).holds(&Value::Integer(2005)));
-        assert!(!Cmp::Ne(Value::Integer(1)).holds(&Value::Null));
+    /// The parents implied by enforced references ([`crate::witness_refs`]), which the parse
+    /// adds after the gold's own aliases and atoms.
+    mod implied_parents {
+        use super::*;
+        use crate::constraints::ReferenceOrigin;
+        use crate::random_db::{in_memory, Constants};
+        use crate::schema::ForeignKey;
+
+        /// `academic` with `PUBLICATION.JID` → `JOURNAL.JID` enforced.
+        fn referenced() -> SuiteSchema {
+            let mut schema = academic();
+            schema.foreign_keys.push(ForeignKey {
+                table: 2,
+                column: 2,
+                parent_table: 1,
+                parent_column: 0,
+                source: ReferenceOrigin::Declared,
+                enforced: true,
+            });
+            schema
+        }
+
+        fn holds(schema: &SuiteSchema, gold: &str) -> usize {
+            let c = Constants::from_golds([gold], schema).focused_on(gold, schema);
+            (0..40)
+                .filter(|&seed| {
+                    let db = in_memory(schema, &c, seed).unwrap();
+                    let held = db.prepare(gold).unwrap().exists([]).unwrap();
+                    held
+                })
+                .count()
+        }
+
+        #[test]
+        fn a_constant_in_a_reference_gets_its_parent_row() {
+            let schema = referenced();
+            let gold =
+                r#"SELECT P.TITLE FROM PUBLICATION AS P WHERE P.JID = 4242 AND P.YEAR > 2005"#;
+            let w = Witness::parse(gold, &schema).unwrap();
+            assert_eq!((w.gold_atoms, w.implied_from), (2, 1));
+            assert_eq!(w.aliases, vec![2, 1]);
+            assert_eq!(w.atoms[2], Atom::Join((0, 2), (1, 0)));
+            let held = holds(&schema, gold);
+            assert!(held >= 25, "the gold holds on {held} of 40");
+            // A gold that joins the parent itself needs none.
+            let joined = r#"SELECT P.TITLE FROM PUBLICATION AS P , JOURNAL AS J WHERE P.JID = J.JID AND J.JID = 4242"#;
+            let w = Witness::parse(joined, &schema).unwrap();
+            assert_eq!(
+                (w.atoms.len(), w.aliases.len()),
+                (w.gold_atoms, w.implied_from)
+            );
+        }
+
+        #[test]
+        fn nested_in_and_extreme_subqueries_join_the_witness() {
+            let schema = referenced();
+            let gold = r#"SELECT DISTINCT P.TITLE FROM PUBLICATION AS P WHERE ( P.JID IN ( SELECT J.JID FROM JOURNAL AS J WHERE J.NAME = "PVLDB" ) AND P.YEAR > 2005 ) AND P.YEAR = ( SELECT MIN( P2.YEAR ) FROM PUBLICATION AS P2 WHERE P2.JID IN ( SELECT J2.JID FROM JOURNAL AS J2 WHERE J2.NAME = "PVLDB" ) AND P2.YEAR > 2005 ) ;"#;
+            let w = Witness::parse(gold, &schema).unwrap();
+            // P, J, P2, J2; P.JID = J.JID, J.NAME, P.YEAR > 2005, P.YEAR = P2.YEAR, P2.JID = J2.JID,
+            // J2.NAME, P2.YEAR > 2005.
+            assert_eq!(w.aliases, vec![2, 1, 2, 1]);
+            assert_eq!(w.gold_atoms, 7);
+            assert!(w.atoms.contains(&Atom::Join((0, 2), (1, 0))));
+            assert!(w.atoms.contains(&Atom::Join((0, 3), (2, 3))));
+            let held = holds(&schema, gold);
+            assert!(held >= 25, "the gold holds on {held} of 40");
+            // A disjunction: its first branch's conjuncts.
+            let or = r#"SELECT P.TITLE FROM PUBLICATION AS P WHERE ( P.YEAR = 2001 AND P.TITLE = "x" ) OR P.YEAR = 1999"#;
+            let w = Witness::parse(or, &schema).unwrap();
+            assert_eq!(w.gold_atoms, 2);
+            // Negated or correlated-looking forms are left to chance.
+            let not_in = r#"SELECT P.TITLE FROM PUBLICATION AS P WHERE P.JID NOT IN ( SELECT J.JID FROM JOURNAL AS J WHERE J.NAME = "PVLDB" ) AND P.YEAR = 3"#;
+            let w = Witness::parse(not_in, &schema).unwrap();
+            assert_eq!((w.aliases.len(), w.gold_atoms), (1, 1));
+        }
     }
 }
