@@ -7,8 +7,6 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use sqlsuite::metric::exec::RelativeBudget;
 
-use crate::report::Against;
-
 #[derive(Parser)]
 #[command(name = "sqlsuite", version, about = "Evaluate text-to-SQL predictions")]
 pub struct Cli {
@@ -122,17 +120,6 @@ pub struct ReportArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub common: CommonArgs,
-}
-
-impl ReportArgs {
-    /// What the reported set is compared with (`--against` and `--against-snapshot` conflict).
-    pub fn compared_with(&self) -> Against<'_> {
-        match (self.against.as_deref(), self.against_snapshot) {
-            (Some(name), _) => Against::Set(name),
-            (None, true) => Against::Snapshot,
-            (None, false) => Against::Nothing,
-        }
-    }
 }
 
 /// `sqlsuite bench`.

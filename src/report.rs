@@ -22,9 +22,18 @@ pub enum Against<'a> {
     Snapshot,
 }
 
+/// What `--against` / `--against-snapshot` ask to compare with.
+fn compared_with(args: &ReportArgs) -> Against<'_> {
+    match (args.against.as_deref(), args.against_snapshot) {
+        (Some(name), _) => Against::Set(name),
+        (None, true) => Against::Snapshot,
+        (None, false) => Against::Nothing,
+    }
+}
+
 pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let (manifest, out) = (args.manifest.as_path(), args.out.as_path());
-    let (predictions, against) = (args.predictions.as_deref(), args.compared_with());
+    let (predictions, against) = (args.predictions.as_deref(), compared_with(args));
     let eval = Evaluation::open(manifest)?;
     let sets = &eval.dataset.predictions;
     let set = |name: &str| {

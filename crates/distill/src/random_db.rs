@@ -2494,3 +2494,6 @@ mod tests {
         assert!(a.execute_batch("DELETE FROM parent").is_err());
     }
 }
+
+#[cfg(test)]
+mod witness_rows;
