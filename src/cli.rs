@@ -190,7 +190,7 @@ pub struct DistillArgs {
     pub witnesses: usize,
     /// A neighbor may do at most this many SQLite steps per database (or ten times the
     /// gold's, if more) before it counts as telling nothing, like a timeout; 0: no limit.
-    #[arg(long, default_value_t = sqlsuite_distill::distill::DEFAULT_MAX_STEPS)]
+    #[arg(long, default_value_t = sqlsuite_distill::DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
     #[command(flatten)]
     pub common: CommonArgs,

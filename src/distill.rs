@@ -9,9 +9,7 @@ use anyhow::Context;
 
 use sqlsuite::metric::exec::ExecOptions;
 use sqlsuite::Manifest;
-use sqlsuite_distill::distill::{distill_all, DistillOptions};
-use sqlsuite_distill::inputs::schema_inputs;
-use sqlsuite_distill::report::Report;
+use sqlsuite_distill::{distill_all, schema_inputs, DistillOptions, Report};
 
 use crate::cli::DistillArgs;
 use crate::progress::Progress;

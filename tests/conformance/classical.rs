@@ -36,9 +36,7 @@ use sqlsuite::registry::{self, OpenError};
 use sqlsuite::report::snapshot;
 use sqlsuite::trials;
 use sqlsuite::{Evaluation, Manifest};
-use sqlsuite_distill::distill::{distill_all, DistillOptions};
-use sqlsuite_distill::inputs::schema_inputs;
-use sqlsuite_distill::report::Report;
+use sqlsuite_distill::{distill_all, schema_inputs, DistillOptions, Report};
 
 use crate::Trials;
 

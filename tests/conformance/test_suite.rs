@@ -38,9 +38,7 @@ use sqlsuite::metric::{Metric, Status};
 use sqlsuite::registry::{self, OpenError};
 use sqlsuite::trials;
 use sqlsuite::Manifest;
-use sqlsuite_distill::distill::{distill_all, DistillOptions, SchemaOutcome};
-use sqlsuite_distill::inputs::schema_inputs;
-use sqlsuite_distill::report::Report;
+use sqlsuite_distill::{distill_all, schema_inputs, DistillOptions, Report, SchemaOutcome};
 
 use crate::Trials;
 

@@ -44,6 +44,7 @@ mod sweep;
 /// How to distil.
 #[derive(Debug, Clone)]
 pub struct DistillOptions {
+    /// The seed of every random choice (neighbors and databases).
     pub seed: u64,
     /// At most this many random databases drawn per schema.
     pub max_databases: usize,
@@ -59,7 +60,7 @@ pub struct DistillOptions {
     /// `differs`).
     pub query_timeout: Duration,
     /// Leave a random database out of the suite of each gold whose question has no natural
-    /// answer on it ([`Presupposition::fails`]): a tie decides which rows a superlative
+    /// answer on it (`Presupposition::fails`): a tie decides which rows a superlative
     /// returns, or a superlative or an aggregate ranges over nothing.
     pub reject_ambiguous: bool,
     /// Each drawn database holds witness rows for this many golds that still have neighbors
@@ -103,6 +104,7 @@ pub const CONSTRAINTS_FILE: &str = "constraints.toml";
 pub struct GoldInput {
     /// The first item with this gold.
     pub index: usize,
+    /// The gold.
     pub gold: String,
     /// The later items with the same gold (their questions differ): one suite serves them all,
     /// so they are not distilled again.
@@ -113,8 +115,11 @@ pub struct GoldInput {
 /// database if any, and its golds.
 #[derive(Debug, Clone)]
 pub struct SchemaInput {
+    /// The schema, its column rules and references.
     pub schema: SuiteSchema,
+    /// The original database, where there is one.
     pub original: Option<PathBuf>,
+    /// Its distinct golds.
     pub golds: Vec<GoldInput>,
     /// The constraints `schema` generates within, as written next to the suite.
     pub constraints: Constraints,
@@ -124,7 +129,9 @@ pub struct SchemaInput {
 #[derive(Debug, Clone, Serialize)]
 pub struct NeighborOutcome {
     #[serde(flatten)]
+    /// The neighbor.
     pub neighbor: Neighbor,
+    /// The suite database that tells it from the gold.
     pub distinguished_by: Option<String>,
 }
 
@@ -132,18 +139,23 @@ pub struct NeighborOutcome {
 #[derive(Debug, Clone, Serialize)]
 pub struct ProbeOutcome {
     #[serde(flatten)]
+    /// The probe.
     pub probe: Probe,
+    /// The suite database on which it holds.
     pub satisfied_by: Option<String>,
 }
 
 /// What distillation did for one gold.
 #[derive(Debug, Clone, Serialize)]
 pub struct GoldOutcome {
+    /// The gold's first item.
     pub index: usize,
     /// The later items with the same gold ([`GoldInput::same_gold`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub same_gold: Vec<usize>,
+    /// Its schema.
     pub db_id: String,
+    /// The gold.
     pub gold: String,
     /// Neighbors generated before validation.
     pub generated: usize,
@@ -156,7 +168,7 @@ pub struct GoldOutcome {
     /// The gold itself failed on the base database (no neighbors then).
     pub gold_error: Option<String>,
     /// Suite databases on which the gold's question has no natural answer
-    /// ([`Presupposition::fails`]): no part of its suite (listed in the suite's
+    /// (`Presupposition::fails`): no part of its suite (listed in the suite's
     /// [`sqlsuite::dataset::SUITE_EXCLUSIONS`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ambiguous_on: Vec<String>,
@@ -167,10 +179,11 @@ pub struct GoldOutcome {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fails_on: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The first of those failures.
     pub first_failure: Option<String>,
-    /// Comparisons natural data never satisfies ([`unmatched_constants`]): the
+    /// Comparisons natural data never satisfies (`unmatched_constants`): the
     /// gold's neighbors are then told apart on databases that spell its constants as it does
-    /// ([`random_db::Constants::respelled`]), part of no other gold's suite; it is reported.
+    /// (`random_db::Constants::respelled`), part of no other gold's suite; it is reported.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unmatched_constants: Vec<String>,
     /// Suite databases respelled for other golds' constants: no part of this gold's suite
@@ -182,13 +195,15 @@ pub struct GoldOutcome {
 /// What distillation did for one schema.
 #[derive(Debug, Clone, Serialize)]
 pub struct SchemaOutcome {
+    /// The schema.
     pub db_id: String,
+    /// Whether an original database was there.
     pub has_original: bool,
     /// Random databases drawn.
     pub sampled: usize,
     /// Random databases rejected as the base (the first random database must run every gold) …
     pub rejected: usize,
-    /// … and why, for the first [`REJECTIONS_REPORTED`] of them.
+    /// … and why, for the first `REJECTIONS_REPORTED` of them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rejections: Vec<String>,
     /// (gold, database) pairs left out of the gold's suite: its question has no natural answer
@@ -207,7 +222,9 @@ pub struct SchemaOutcome {
     pub databases: Vec<String>,
     /// Bytes of the suite's files (the copied original included).
     pub bytes: u64,
+    /// Wall time spent.
     pub seconds: f64,
+    /// Per gold.
     pub golds: Vec<GoldOutcome>,
     /// The constraints the random databases were generated within.
     pub constraints: Constraints,

@@ -1,24 +1,38 @@
-//! Distilled test suites (Zhong, Yu and Klein, EMNLP 2020; `spec/test_suite.md`): for each
-//! gold, [`neighbors`] are near-miss queries; [`random_db`] draws small random databases for a
-//! schema; [`distill`] keeps, greedily, the databases that tell some gold from a neighbor no
-//! kept database tells apart yet; [`report`] says how well each gold is covered. A manifest
-//! whose `[databases]` pattern globs the written suite then evaluates with test-suite accuracy
-//! (the exec metric requires a match on every database).
+#![deny(missing_docs)]
+//! sqlsuite's test-suite distiller (`sqlsuite distill`; Zhong, Yu and Klein, EMNLP 2020;
+//! `spec/test_suite.md`): for each gold, `neighbors` are near-miss queries; `random_db` draws
+//! small random databases for a schema within the constraints `induce` finds (`constraints`,
+//! `schema`), with `witness` rows that satisfy a gold's conjunction and its near misses;
+//! `distill` keeps, greedily, the databases that tell some gold from a neighbor no kept
+//! database tells apart yet; `coverage` says how well each gold is covered. A manifest whose
+//! `[databases]` pattern globs the written suite then evaluates with test-suite accuracy (the
+//! exec metric requires a match on every database).
+//!
+//! The public surface is what the command line and the project's tests call: read a
+//! manifest's schemas ([`schema_inputs`]), distil them ([`distill_all`]), report the coverage
+//! ([`Report`]).
 
 mod atoms;
 mod canvas;
-pub(crate) mod constraints;
-pub mod distill;
+mod constraints;
+mod coverage;
+mod distill;
 mod factor_or;
-pub(crate) mod induce;
-pub mod inputs;
-pub(crate) mod neighbors;
-pub(crate) mod probes;
-pub(crate) mod random_db;
-pub mod report;
-pub(crate) mod schema;
-pub(crate) mod witness;
-pub(crate) mod witness_refs;
+mod induce;
+mod inputs;
+mod neighbors;
+mod probes;
+mod random_db;
+mod schema;
+mod witness;
+mod witness_refs;
+
+pub use coverage::{GoldReport, Report, SchemaReport, Totals};
+pub use distill::{
+    distill_all, DistillOptions, GoldInput, GoldOutcome, NeighborOutcome, ProbeOutcome,
+    SchemaInput, SchemaOutcome, DEFAULT_MAX_STEPS,
+};
+pub use inputs::schema_inputs;
 
 use std::path::{Path, PathBuf};
 
@@ -26,20 +40,48 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
     // `error`, not `source`: the message says it already, a chain would say it twice.
+    /// A file or directory could not be read or written.
     #[error("cannot access {}: {error}", path.display())]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// What the operating system said.
         error: std::io::Error,
     },
+    /// The schema cannot be read or used.
     #[error("schema {db_id}: {message}")]
-    Schema { db_id: String, message: String },
+    Schema {
+        /// The schema.
+        db_id: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A database (the original, a suite's) cannot be read or written.
     #[error("database {}: {message}", path.display())]
-    Database { path: PathBuf, message: String },
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        message: String,
+    },
+    /// A constraints file is wrong.
     #[error("constraints file {}: {message}", path.display())]
-    Constraints { path: PathBuf, message: String },
+    Constraints {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, located where the parser can.
+        message: String,
+    },
+    /// A random database could not be generated.
     #[error("generating a database for {db_id}: {message}")]
-    Generate { db_id: String, message: String },
+    Generate {
+        /// The schema.
+        db_id: String,
+        /// What SQLite said.
+        message: String,
+    },
     #[error(transparent)]
+    /// A gold or schema file could not be read.
     Dataset(#[from] sqlsuite::dataset::DatasetError),
 }
 

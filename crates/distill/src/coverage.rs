@@ -9,43 +9,54 @@ use serde::Serialize;
 
 use super::constraints::Constraints;
 use super::distill::{GoldOutcome, SchemaOutcome};
-use super::neighbors::{Hardness, Neighbor};
+use super::neighbors::Neighbor;
 use super::probes::Probe;
 
 /// Report of one gold.
 #[derive(Debug, Clone, Serialize)]
 pub struct GoldReport {
+    /// The gold's first item.
     pub index: usize,
     /// Later items with the same gold, served by the same suite (not distilled again).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub same_gold: Vec<usize>,
+    /// Its schema.
     pub db_id: String,
+    /// The gold.
     pub gold: String,
+    /// Neighbors generated.
     pub generated: usize,
     /// Dropped: they fail to run on the base database.
     pub failed: usize,
+    /// Neighbors that run on the base database.
     pub valid: usize,
+    /// Neighbors some suite database tells from the gold.
     pub distinguished: usize,
+    /// The neighbors no suite database tells apart.
     pub undistinguished: Vec<Neighbor>,
     /// Probes run on the gold, and those no suite database satisfies.
     pub probes: usize,
+    /// The probes no suite database satisfies.
     pub unsatisfied_probes: Vec<Probe>,
     /// The databases of its suite: the schema's, but for those on which its question has no
     /// natural answer (`ambiguous_on`) and those respelled for other golds.
     pub suite_size: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Suite databases on which its question has no natural answer.
     pub ambiguous_on: Vec<String>,
     /// Suite databases on which the gold itself fails (no part of its suite), and the first
     /// failure.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fails_on: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The first of those failures.
     pub first_failure: Option<String>,
     /// False iff some undistinguished neighbor is of a known-hard kind (many WHERE conjuncts,
     /// a `COUNT(…) op N` threshold): then the suite may accept a wrong prediction of that kind.
     /// Other undistinguished neighbors are, in the paper's experience, equivalent queries.
     pub reliable: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Why the gold failed on the base database, if it did.
     pub gold_error: Option<String>,
     /// Comparisons natural data never satisfies: the gold's neighbors were told apart on
     /// databases respelled for such golds (and natural ones).
@@ -56,16 +67,22 @@ pub struct GoldReport {
 /// Report of one schema.
 #[derive(Debug, Clone, Serialize)]
 pub struct SchemaReport {
+    /// The schema.
     pub db_id: String,
+    /// Whether an original database was there to induce constraints from.
     pub has_original: bool,
     /// Distinct golds, and the items they stand for.
     pub golds: usize,
+    /// Its items.
     pub items: usize,
+    /// Random databases drawn.
     pub sampled: usize,
+    /// Random databases rejected as the base.
     pub rejected: usize,
     /// Why, for the first few.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rejections: Vec<String>,
+    /// (gold, database) pairs left out: no natural answer there.
     pub ambiguous: usize,
     /// Suite databases respelled for golds natural data never matches.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -78,11 +95,17 @@ pub struct SchemaReport {
     /// name, the gold's item index).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub swept: Vec<(String, usize)>,
+    /// The suite's databases.
     pub suite_size: usize,
+    /// Their file names, in order.
     pub databases: Vec<String>,
+    /// Bytes of the suite's files.
     pub bytes: u64,
+    /// Wall time spent on the schema.
     pub seconds: f64,
+    /// Valid neighbors of its golds.
     pub neighbors: usize,
+    /// Of those, told apart by some suite database.
     pub distinguished: usize,
     /// How many rules of each kind the random databases were generated within …
     pub constraint_counts: BTreeMap<&'static str, usize>,
@@ -93,37 +116,57 @@ pub struct SchemaReport {
 /// The whole run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// The seed of every random choice.
     pub seed: u64,
     /// Neighbors count as distinguished only if every `plug_value` candidate is told apart too.
     pub plug_value: bool,
+    /// The most random databases drawn per schema.
     pub max_databases: usize,
+    /// Wall time of the whole distillation.
     pub wall_seconds: f64,
+    /// Per schema.
     pub schemas: Vec<SchemaReport>,
+    /// Per gold.
     pub golds: Vec<GoldReport>,
+    /// Over every schema.
     pub totals: Totals,
 }
 
 #[derive(Debug, Clone, Serialize)]
+/// Counts over every schema of a distillation.
 pub struct Totals {
     /// Distinct golds (per schema), and the items they stand for.
     pub golds: usize,
+    /// Their items.
     pub items: usize,
+    /// Valid neighbors.
     pub neighbors: usize,
+    /// Neighbors told apart.
     pub distinguished: usize,
+    /// The fraction told apart.
     pub distinguished_fraction: f64,
     /// Golds with a comparison natural data never satisfies, their neighbors and how many of
     /// those are told apart …
     pub unmatched_golds: usize,
+    /// Their neighbors …
     pub unmatched_neighbors: usize,
+    /// … of which told apart …
     pub unmatched_distinguished: usize,
     /// … and the fraction distinguished over the other golds' neighbors.
     pub distinguished_fraction_matched: f64,
+    /// Neighbors not told apart, by kind.
     pub undistinguished_by_kind: BTreeMap<String, usize>,
+    /// Of those, of a known-hard kind.
     pub undistinguished_hard: usize,
+    /// Golds with a hard neighbor not told apart.
     pub unreliable_golds: usize,
+    /// Golds that failed on their base database.
     pub gold_errors: usize,
+    /// Random databases drawn.
     pub databases_sampled: usize,
+    /// Databases kept in the suites.
     pub suite_databases: usize,
+    /// Bytes of the suites' files.
     pub bytes: u64,
     /// Rules of each kind over all schemas.
     pub constraint_counts: BTreeMap<&'static str, usize>,
@@ -131,9 +174,11 @@ pub struct Totals {
     pub probes: BTreeMap<&'static str, (usize, usize)>,
     /// (gold, database) pairs left out of the gold's suite, and the golds concerned.
     pub ambiguous: usize,
+    /// Golds with such databases.
     pub golds_with_ambiguous: usize,
     /// (gold, database) pairs where the gold fails, and the golds concerned.
     pub gold_failures: usize,
+    /// Golds with such databases.
     pub golds_failing: usize,
     /// Suite databases respelled for golds natural data never matches.
     pub respelled: usize,
@@ -178,6 +223,8 @@ fn gold_report(o: &GoldOutcome, suite_size: usize) -> GoldReport {
 }
 
 impl Report {
+    /// The report of a distillation with `seed` (`plug_value`-aware or not), drawing at most
+    /// `max_databases` per schema, that took `wall_seconds`, from its schemas' outcomes.
     pub fn new(
         seed: u64,
         plug_value: bool,
@@ -406,14 +453,6 @@ impl Report {
             ));
         }
         s
-    }
-}
-
-/// Counts of the hard kinds, for messages.
-pub fn hardness_name(h: Hardness) -> &'static str {
-    match h {
-        Hardness::ManyConjuncts => "many_conjuncts",
-        Hardness::CountThreshold => "count_threshold",
     }
 }
 
