@@ -4,13 +4,18 @@
 //!   prediction set; with a cache directory they are also kept on disk, keyed by the database's
 //!   content hash and the SQL text, so a re-run with a new model version executes only the
 //!   predictions.
-//! * Prediction results are memoised in the run too: model versions often predict the same SQL.
+//! * Prediction results are memoised in the run too: model versions often predict the same SQL,
+//!   and `plug_value` tries the same candidates for them. One query never runs twice on one
+//!   database in a run, whatever time limit it is given: a result is the same under any limit it
+//!   finished within, and a query stopped at its limit is stopped under a shorter one too (it
+//!   runs again only when given longer than it had).
 //!
 //! A cached result is the same value the backend returned, errors included.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 use hashbrown::{Equivalent, HashMap};
 
@@ -82,12 +87,16 @@ impl KeyRef<'_> {
     }
 }
 
+/// A prediction's result, and the time limit it ran under.
+type Timed = Option<(Arc<QueryResult>, Duration)>;
+
 /// Runs queries for metrics. Shared by all threads of a run.
 #[derive(Debug)]
 pub struct Executor {
     backend: Box<dyn Backend>,
     golds: Memo<Key, Arc<QueryResult>>,
-    predictions: Memo<Key, Arc<QueryResult>>,
+    /// By (database, SQL, limits but the time limit): one lock each, held while it runs.
+    predictions: Memo<Key, Arc<Mutex<Timed>>>,
     disk: Option<DiskCache>,
 }
 
@@ -129,14 +138,27 @@ impl Executor {
         )
     }
 
-    /// A predicted query's result on `db` (memoised for this run only).
+    /// A predicted query's result on `db` (memoised for this run only, whatever the time
+    /// limit: see the module documentation).
     pub fn prediction(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<QueryResult> {
-        let key = KeyRef(db, sql, limits);
-        self.predictions.get_or_init(
-            &key,
-            || key.owned(),
-            || Arc::new(self.backend.execute(db, sql, limits)),
-        )
+        let untimed = Limits {
+            timeout: Duration::ZERO,
+            ..*limits
+        };
+        let key = KeyRef(db, sql, &untimed);
+        let cell = self
+            .predictions
+            .get_or_init(&key, || key.owned(), Arc::default);
+        let mut cached = cell.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((result, ran_under)) = cached.as_ref() {
+            let stopped = matches!(result.as_ref(), Err(QueryError::Timeout { .. }));
+            if !stopped || limits.timeout <= *ran_under {
+                return Arc::clone(result);
+            }
+        }
+        let result = Arc::new(self.backend.execute(db, sql, limits));
+        *cached = Some((Arc::clone(&result), limits.timeout));
+        result
     }
 }
 
@@ -289,5 +311,35 @@ mod tests {
         let r = ex3.gold(&db, "SELECT count(*) FROM t", &limits);
         assert_eq!(r.as_ref().as_ref().unwrap().rows, vec![vec![Value::Int(1)]]);
         assert_eq!(count2.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_prediction_runs_once_whatever_its_time_limit_unless_it_was_stopped_sooner() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("d.sql");
+        std::fs::write(&script, "CREATE TABLE t(x); INSERT INTO t VALUES (1);").unwrap();
+        let db = Database::file(&script);
+        let count = Arc::new(AtomicUsize::new(0));
+        let ex = Executor::new(Box::new(Counting(count.clone())), None);
+        let with = |ms| Limits {
+            timeout: Duration::from_millis(ms),
+            ..Limits::default()
+        };
+
+        // Finished under 5 s: the same under 1 s, not run again.
+        ex.prediction(&db, "SELECT x FROM t", &with(5000));
+        ex.prediction(&db, "select x from t", &with(5000));
+        ex.prediction(&db, "SELECT x FROM t", &with(1000));
+        assert_eq!(count.load(Ordering::SeqCst), 2, "two texts, each run once");
+
+        // Stopped at 50 ms: stopped under 20 ms too; given 100 ms, it runs again.
+        let endless = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) \
+                       SELECT count(*) FROM c";
+        let stopped = |r: &QueryResult| matches!(r, Err(QueryError::Timeout { .. }));
+        assert!(stopped(&ex.prediction(&db, endless, &with(50))));
+        assert!(stopped(&ex.prediction(&db, endless, &with(20))));
+        assert_eq!(count.load(Ordering::SeqCst), 3);
+        assert!(stopped(&ex.prediction(&db, endless, &with(100))));
+        assert_eq!(count.load(Ordering::SeqCst), 4);
     }
 }

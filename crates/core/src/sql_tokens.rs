@@ -62,6 +62,20 @@ pub fn quote(content: &str, q: char) -> String {
     format!("{q}{}{q}", content.replace(q, &doubled))
 }
 
+/// Whether two query texts are the same tokens, keywords and identifiers in any ASCII letter
+/// case (as SQLite reads them) and everything else alike: then they are the same query.
+pub fn same_up_to_case(a: &str, b: &str) -> bool {
+    let (a, b) = (tokenize(a), tokenize(b));
+    a.len() == b.len()
+        && a.iter().zip(&b).all(|(x, y)| {
+            x.kind == y.kind
+                && match x.kind {
+                    TokenKind::Word => x.text.eq_ignore_ascii_case(&y.text),
+                    _ => x.text == y.text,
+                }
+        })
+}
+
 /// Splits a query into tokens. Unknown characters become one-character symbols; an unclosed
 /// quote runs to the end of the text. Comments are skipped.
 pub fn tokenize(sql: &str) -> Vec<Token> {
@@ -205,6 +219,23 @@ pub fn splice(sql: &str, start: usize, end: usize, with: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_up_to_case_ignores_the_case_of_words_only() {
+        assert!(same_up_to_case(
+            "select Name from T where x = 'Ab'",
+            "SELECT name  FROM t WHERE x='Ab' -- note"
+        ));
+        assert!(!same_up_to_case(
+            "SELECT a FROM t WHERE x = 'Ab'",
+            "SELECT a FROM t WHERE x = 'ab'"
+        ));
+        assert!(!same_up_to_case(
+            "SELECT a FROM t",
+            "SELECT a FROM t LIMIT 1"
+        ));
+        assert!(!same_up_to_case("SELECT 1.0", "SELECT 1"));
+    }
 
     #[test]
     fn spans_and_kinds() {
