@@ -152,6 +152,8 @@ struct RawDistill {
     #[serde(default)]
     original: Option<Spanned<String>>,
     #[serde(default)]
+    profile: Option<Spanned<String>>,
+    #[serde(default)]
     induce: Option<bool>,
 }
 
@@ -172,6 +174,10 @@ pub struct Distill {
     /// The populated original database of a schema, a path pattern with `{db_id}` (a schema
     /// without the file has none); without it, `[databases]` names the originals.
     pub original: Option<String>,
+    /// A published profile of the databases (BIRD's `dev_profile.json`: per table its row
+    /// count and keys, per column its statistics and sample values), one file for every schema;
+    /// a schema without its original database generates within it.
+    pub profile: Option<PathBuf>,
 }
 
 impl Default for Distill {
@@ -181,6 +187,7 @@ impl Default for Distill {
             induce: true,
             schema: Vec::new(),
             original: None,
+            profile: None,
         }
     }
 }
@@ -483,6 +490,11 @@ fn distill(cx: &Source, d: &RawDistill) -> Result<Distill, LoadError> {
             .original
             .as_ref()
             .map(|c| per_schema(c, "original"))
+            .transpose()?,
+        profile: d
+            .profile
+            .as_ref()
+            .map(|p| cx.path(p).map_err(invalid))
             .transpose()?,
     })
 }

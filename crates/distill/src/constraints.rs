@@ -118,6 +118,8 @@ pub enum ReferenceOrigin {
     Golds,
     /// Written by the dataset's author.
     Author,
+    /// Listed in a published database profile (`[distill] profile`).
+    Profile,
 }
 
 /// An inclusion dependency: every non-NULL value of `from` occurs in `to`.

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use super::constraints::{self, Constraints};
 use super::distill::{GoldInput, SchemaInput};
 use super::induce::induce;
+use super::profile::Profile;
 use super::schema::{from_database, read_tables_json};
 use super::SuiteError;
 use sqlsuite::backend::Naming;
@@ -72,6 +73,10 @@ pub fn schema_inputs(
     if let Some(missing) = only.iter().find(|d| !golds.contains_key(*d)) {
         return Err(bad(format!("no gold uses db_id {missing:?}")));
     }
+    let profile = match &manifest.distill.profile {
+        Some(path) => Some(Profile::read(path)?),
+        None => None,
+    };
     let mut out = Vec::new();
     for (db_id, golds) in golds {
         let schema = match &tables {
@@ -118,15 +123,32 @@ pub fn schema_inputs(
                 .and_then(|dbs| dbs.into_iter().next())
                 .and_then(|db| db.as_file().map(|p| p.to_path_buf())),
         };
-        let schema = match &original {
-            Some(path) => schema.with_original(path)?,
-            None => schema,
+        // Without the original, a published profile stands for its data.
+        let profiled = profile
+            .as_ref()
+            .filter(|_| original.is_none())
+            .and_then(|p| p.database(&db_id));
+        let schema = match (&original, profiled) {
+            (Some(path), _) => schema.with_original(path)?,
+            (None, Some(p)) => p.apply(schema),
+            (None, None) => schema,
         }
         .with_joins(golds.iter().map(|g| g.gold.as_str()))
         .with_text_comparisons(golds.iter().map(|g| g.gold.as_str()));
         let data = original.as_deref().filter(|_| manifest.distill.induce);
         let mut rules = induce(&schema, data, golds.iter().map(|g| g.gold.as_str()))?;
         let mut origin = "induced constraints".to_owned();
+        if let Some(p) = profiled {
+            rules.merge(&p.constraints(&schema));
+            origin = format!(
+                "the profile {}",
+                manifest
+                    .distill
+                    .profile
+                    .as_ref()
+                    .map_or(String::new(), |p| p.display().to_string())
+            );
+        }
         if let Some(pattern) = &manifest.distill.constraints {
             let path = constraints::override_path(pattern, &db_id);
             if path.is_file() {

@@ -22,6 +22,7 @@ mod induce;
 mod inputs;
 mod neighbors;
 mod probes;
+mod profile;
 mod random_db;
 mod schema;
 mod witness;

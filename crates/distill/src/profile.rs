@@ -1,0 +1,378 @@
+//! A published database profile (BIRD's `dev_profile.json`, `[distill] profile`): statistics of
+//! databases whose contents are not at hand. Per table its row count and primary key; per
+//! column its type, foreign keys, NULL fraction, distinct count, up to ten sample values, and
+//! its minimum and maximum. A schema distilled with a profile and without its original
+//! database generates within what the profile says (`spec/bird.md`, "Databases from the
+//! profile"):
+//!
+//! * the tables' primary keys, and the foreign keys: a `many-to-one` key references its parent
+//!   column, a `one-to-one` key the side that is the parent's key (`one-to-many` is the same
+//!   key seen from the parent, `many-to-many` no reference);
+//! * each column's value pool: its sample values (the generator's "original" values);
+//! * per column ([`DatabaseProfile::constraints`]): NOT NULL where the NULL fraction is 0;
+//!   unique where the distinct count is the row count; an enumeration where the sample values
+//!   are every distinct value; the range from the minimum and maximum (numbers, and dates in
+//!   the layout their samples have); whole numbers for `integer` columns.
+//!
+//! What a profile cannot tell: joint distributions (which values go together in a row), how
+//! often each value occurs, text shapes beyond the samples, and references it does not list.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::types::Value;
+use serde::Deserialize;
+use serde_json::Value as Json;
+
+use super::constraints::{ColumnRules, Constraints, Reference, ReferenceOrigin};
+use super::schema::SuiteSchema;
+use super::SuiteError;
+
+/// Every database of a profile file, by name.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    databases: HashMap<String, DatabaseProfile>,
+}
+
+/// One database's statistics.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DatabaseProfile {
+    name: String,
+    tables: Vec<TableProfile>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct TableProfile {
+    name: String,
+    row_count: u64,
+    #[serde(default)]
+    primary_key: Vec<String>,
+    columns: Vec<ColumnProfile>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct ColumnProfile {
+    name: String,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    foreign_keys: Vec<ForeignKeyProfile>,
+    #[serde(default)]
+    null_fraction: f64,
+    #[serde(default)]
+    unique_count: u64,
+    #[serde(default)]
+    sample_values: Vec<Json>,
+    #[serde(default)]
+    min_value: Json,
+    #[serde(default)]
+    max_value: Json,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct ForeignKeyProfile {
+    reference_table: String,
+    reference_column: String,
+    relationship: String,
+}
+
+impl Profile {
+    /// Reads a profile file: a JSON array of `{name, tables}`.
+    pub fn read(path: &Path) -> Result<Profile, SuiteError> {
+        let text = std::fs::read_to_string(path).map_err(|error| SuiteError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        let databases: Vec<DatabaseProfile> =
+            serde_json::from_str(&text).map_err(|e| SuiteError::Constraints {
+                path: path.to_path_buf(),
+                message: format!("not a database profile: {e}"),
+            })?;
+        Ok(Profile {
+            databases: databases.into_iter().map(|d| (d.name.clone(), d)).collect(),
+        })
+    }
+
+    /// The statistics of database `db_id`, if the profile has it.
+    pub fn database(&self, db_id: &str) -> Option<&DatabaseProfile> {
+        self.databases.get(db_id)
+    }
+}
+
+impl DatabaseProfile {
+    /// The profile's table `name` and its column `column` (letter case ignored).
+    fn column(&self, table: &str, column: &str) -> Option<(&TableProfile, &ColumnProfile)> {
+        let t = self
+            .tables
+            .iter()
+            .find(|t| t.name.eq_ignore_ascii_case(table))?;
+        let c = t
+            .columns
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(column))?;
+        Some((t, c))
+    }
+
+    /// `schema` with the profile's primary keys and each column's sample values as its pool.
+    pub fn apply(&self, mut schema: SuiteSchema) -> SuiteSchema {
+        for table in &mut schema.tables {
+            let Some(profile) = self
+                .tables
+                .iter()
+                .find(|t| t.name.eq_ignore_ascii_case(&table.name))
+            else {
+                continue;
+            };
+            if table.primary_key.is_empty() {
+                table.primary_key = profile
+                    .primary_key
+                    .iter()
+                    .filter_map(|k| {
+                        table
+                            .columns
+                            .iter()
+                            .position(|c| c.name.eq_ignore_ascii_case(k))
+                    })
+                    .collect();
+            }
+            for column in &mut table.columns {
+                if let Some((_, c)) = self.column(&profile.name, &column.name) {
+                    if column.original.is_empty() {
+                        column.original = c.sample_values.iter().filter_map(sql_value).collect();
+                    }
+                }
+            }
+        }
+        schema
+    }
+
+    /// What the statistics say of each column of `schema`, and the references they list, as
+    /// constraints to merge over the induced ones.
+    pub fn constraints(&self, schema: &SuiteSchema) -> Constraints {
+        let mut out = Constraints::default();
+        for table in &schema.tables {
+            for column in &table.columns {
+                let Some((t, c)) = self.column(&table.name, &column.name) else {
+                    continue;
+                };
+                let name = format!("{}.{}", table.name, column.name);
+                out.columns.insert(name.clone(), column_rules(t, c));
+                for fk in &c.foreign_keys {
+                    if let Some(to) = self.parent(t, c, fk) {
+                        if !out.references.iter().any(|r| r.from == name && r.to == to) {
+                            out.references.push(Reference {
+                                from: name.clone(),
+                                to,
+                                enforce: true,
+                                source: ReferenceOrigin::Profile,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The column `c` (of `t`) references through `fk`, as `Table.column`, where the
+    /// relationship makes `c` the child.
+    fn parent(
+        &self,
+        t: &TableProfile,
+        c: &ColumnProfile,
+        fk: &ForeignKeyProfile,
+    ) -> Option<String> {
+        let (pt, pc) = self.column(&fk.reference_table, &fk.reference_column)?;
+        let to = format!("{}.{}", pt.name, pc.name);
+        match fk.relationship.as_str() {
+            "many-to-one" => Some(to),
+            // The side whose values are the parent's key is the parent.
+            "one-to-one" => {
+                let parent_is_key = pt
+                    .primary_key
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(&pc.name));
+                let child_is_key = t
+                    .primary_key
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(&c.name));
+                (parent_is_key && !child_is_key).then_some(to)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The rules a column's statistics give.
+fn column_rules(t: &TableProfile, c: &ColumnProfile) -> ColumnRules {
+    let samples: Vec<&Json> = c.sample_values.iter().filter(|v| !v.is_null()).collect();
+    let mut r = ColumnRules {
+        not_null: Some(c.null_fraction == 0.0),
+        unique: Some(t.row_count > 1 && c.unique_count == t.row_count),
+        ..ColumnRules::default()
+    };
+    // Every distinct value is a sample: the samples are the column's values.
+    let enumerated =
+        c.unique_count >= 1 && c.unique_count as usize <= samples.len() && !r.is_unique();
+    match c.kind.as_str() {
+        "integer" | "real" => {
+            r.integer = Some(c.kind == "integer");
+            r.min = toml_number(&c.min_value);
+            r.max = toml_number(&c.max_value);
+            if enumerated {
+                r.values = Some(samples.iter().filter_map(|v| toml_number(v)).collect());
+            }
+        }
+        _ => {
+            let texts: Vec<&str> = samples.iter().filter_map(|v| v.as_str()).collect();
+            if let Some(format) = date_format(&texts) {
+                r.format = Some(format.to_owned());
+                r.min = c
+                    .min_value
+                    .as_str()
+                    .map(|s| toml::Value::String(s.to_owned()));
+                r.max = c
+                    .max_value
+                    .as_str()
+                    .map(|s| toml::Value::String(s.to_owned()));
+            } else if enumerated && texts.len() == samples.len() {
+                r.values = Some(
+                    texts
+                        .iter()
+                        .map(|s| toml::Value::String((*s).to_owned()))
+                        .collect(),
+                );
+            }
+        }
+    }
+    r
+}
+
+/// A sample as a SQL value (`null` has none: it is no sample).
+fn sql_value(v: &Json) -> Option<Value> {
+    match v {
+        Json::Bool(b) => Some(Value::Integer(i64::from(*b))),
+        Json::Number(n) => n
+            .as_i64()
+            .map(Value::Integer)
+            .or_else(|| n.as_f64().map(Value::Real)),
+        Json::String(s) => Some(Value::Text(s.clone())),
+        _ => None,
+    }
+}
+
+/// A number of the profile as a TOML number.
+fn toml_number(v: &Json) -> Option<toml::Value> {
+    match v {
+        Json::Number(n) => n
+            .as_i64()
+            .map(toml::Value::Integer)
+            .or_else(|| n.as_f64().map(toml::Value::Float)),
+        _ => None,
+    }
+}
+
+/// The date or time layout every sample has, if one.
+fn date_format(samples: &[&str]) -> Option<&'static str> {
+    const LAYOUTS: [(&str, &str); 4] = [
+        ("%Y-%m-%d %H:%M:%S", "dddd-dd-dd dd:dd:dd"),
+        ("%Y-%m-%d %H:%M", "dddd-dd-dd dd:dd"),
+        ("%Y-%m-%d", "dddd-dd-dd"),
+        ("%H:%M:%S", "dd:dd:dd"),
+    ];
+    if samples.is_empty() {
+        return None;
+    }
+    let shape = |s: &str| -> String {
+        s.chars()
+            .map(|c| if c.is_ascii_digit() { 'd' } else { c })
+            .collect()
+    };
+    LAYOUTS
+        .iter()
+        .find(|(_, pattern)| samples.iter().all(|s| shape(s) == *pattern))
+        .map(|(format, _)| *format)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROFILE: &str = r#"[{"name": "shop", "tables": [
+      {"name": "customers", "row_count": 100, "primary_key": ["id"], "columns": [
+        {"name": "id", "type": "integer", "foreign_keys": [
+           {"reference_table": "orders", "reference_column": "customer", "relationship": "one-to-many"}],
+         "null_fraction": 0.0, "unique_count": 100, "sample_values": [1, 2, 3],
+         "min_value": 1, "max_value": 140},
+        {"name": "segment", "type": "text", "foreign_keys": [], "null_fraction": 0.0,
+         "unique_count": 2, "sample_values": ["KAM", "SME"], "min_value": "KAM", "max_value": "SME"},
+        {"name": "joined", "type": "date", "foreign_keys": [], "null_fraction": 0.25,
+         "unique_count": 80, "sample_values": ["2012-08-23", "2013-01-02"],
+         "min_value": "2010-01-01", "max_value": "2014-12-31"}]},
+      {"name": "orders", "row_count": 500, "primary_key": [], "columns": [
+        {"name": "customer", "type": "integer", "foreign_keys": [
+           {"reference_table": "customers", "reference_column": "id", "relationship": "many-to-one"}],
+         "null_fraction": 0.0, "unique_count": 90, "sample_values": [1, 3],
+         "min_value": 1, "max_value": 99},
+        {"name": "price", "type": "real", "foreign_keys": [], "null_fraction": 0.0,
+         "unique_count": 400, "sample_values": [1.5, 20.25], "min_value": 0.5, "max_value": 99.75}]}]}]"#;
+
+    fn schema() -> SuiteSchema {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shop.sql");
+        std::fs::write(
+            &path,
+            "CREATE TABLE customers (id integer, segment text, joined date);
+             CREATE TABLE orders (customer integer, price real);",
+        )
+        .unwrap();
+        super::super::schema::from_database("shop", &path).unwrap()
+    }
+
+    fn profile() -> DatabaseProfile {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("profile.json");
+        std::fs::write(&path, PROFILE).unwrap();
+        Profile::read(&path)
+            .unwrap()
+            .database("shop")
+            .unwrap()
+            .clone()
+    }
+
+    #[test]
+    fn statistics_become_keys_pools_and_rules() {
+        let p = profile();
+        let schema = p.apply(schema());
+        assert_eq!(schema.tables[0].primary_key, [0]);
+        assert_eq!(schema.tables[0].columns[1].original.len(), 2);
+        let c = p.constraints(&schema);
+        let id = &c.columns["customers.id"];
+        assert_eq!(
+            (id.not_null, id.unique, id.integer),
+            (Some(true), Some(true), Some(true))
+        );
+        let segment = &c.columns["customers.segment"];
+        assert_eq!(
+            segment.values,
+            Some(vec![toml::Value::from("KAM"), toml::Value::from("SME")])
+        );
+        let joined = &c.columns["customers.joined"];
+        assert_eq!(joined.not_null, Some(false));
+        assert_eq!(joined.format.as_deref(), Some("%Y-%m-%d"));
+        assert_eq!(joined.min, Some(toml::Value::from("2010-01-01")));
+        let price = &c.columns["orders.price"];
+        assert_eq!((price.integer, price.unique), (Some(false), Some(false)));
+        assert_eq!(price.max, Some(toml::Value::from(99.75)));
+        assert_eq!(
+            price.values, None,
+            "400 distinct values are more than the samples"
+        );
+        // The key, listed from both sides, is one reference from the child.
+        assert_eq!(c.references.len(), 1);
+        assert_eq!(
+            (c.references[0].from.as_str(), c.references[0].to.as_str()),
+            ("orders.customer", "customers.id")
+        );
+    }
+}
