@@ -4,7 +4,8 @@
 //! are printed after them):
 //!
 //! * real data against the reference evaluators' own verdicts: [`spider`], [`sparc`],
-//!   [`sqleval`] (SQLite and PostgreSQL), [`sede`], [`sede_reference`];
+//!   [`sqleval`] (SQLite and PostgreSQL), [`sede`], [`sede_reference`], [`bird`] (on suites
+//!   distilled from BIRD's published profile);
 //! * what sqlsuite builds itself: [`test_suite`] (distilled Spider suites), [`classical`] (the
 //!   classical datasets' suites), [`compose`] (SpiderCompose);
 //! * untrusted input and hard limits: [`postgres`], [`fuzz_readers`] (the hostile campaign is a
@@ -17,6 +18,7 @@
 //! them ignored with the reason; `SQLSUITE_REQUIRE_SHARED=1` (as `.ci/run` sets) makes that a
 //! failure.
 
+mod bird;
 mod classical;
 mod compose;
 mod determinism;
@@ -47,8 +49,9 @@ fn main() -> ExitCode {
         return code;
     }
     let args = Arguments::from_args();
-    let modules: [fn() -> Trials; 13] = [
+    let modules: [fn() -> Trials; 14] = [
         spider::trials,
+        bird::trials,
         sparc::trials,
         sqleval::trials,
         sede::trials,

@@ -719,6 +719,27 @@ compat = "sede"
         assert!(e.message.contains("is for backend = \"postgres\""), "{e}");
     }
 
+    /// Found when writing BIRD's manifest: the metrics without options of their own rejected
+    /// the query limits they document.
+    #[test]
+    fn bird_metrics_take_the_query_limits_and_nothing_else() {
+        let dir = write_tree();
+        for metric in ["ex", "soft_f1", "r_ves"] {
+            let text = GOOD
+                .replace("[metrics.exec]", &format!("[metrics.{metric}]"))
+                .replace("timeout_ms = 500", "timeout_ms = 500\nmax_rows = 10")
+                .replace("exec = 0.5", &format!("{metric} = 0.5"));
+            let (_, c) = open(dir.path(), &text).unwrap_or_else(|e| panic!("{metric}: {e}"));
+            assert_eq!(c.metrics[0].name(), metric);
+            let e = error_of(&text.replace("max_rows = 10", "keep_distinct = true"));
+            assert!(
+                e.message.contains("unknown field `keep_distinct`"),
+                "{metric}: {e}"
+            );
+            assert_eq!(e.line, 16, "{metric}: {e}");
+        }
+    }
+
     #[test]
     fn table_columns_only_for_sqleval() {
         let e = error_of(&GOOD.replace("file = \"p.txt\"", "file = \"p.txt\"\ncolumn = \"sql\""));

@@ -23,7 +23,6 @@ pub const ENTRY: MetricEntry = MetricEntry {
 
 /// `[metrics.ex]` has no options of its own.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct ExOptions {}
 
 fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {

@@ -31,7 +31,6 @@ pub const ENTRY: MetricEntry = MetricEntry {
 
 /// `[metrics.r_ves]` has no options of its own.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RVesOptions {}
 
 fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {

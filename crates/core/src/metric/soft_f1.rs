@@ -25,7 +25,6 @@ pub const ENTRY: MetricEntry = MetricEntry {
 
 /// `[metrics.soft_f1]` has no options of its own.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct SoftF1Options {}
 
 fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
