@@ -10,7 +10,10 @@
 //!   by all four metrics (`exec`, `ex`, `soft_f1`, `r_ves`) on every database of its suite;
 //! * `bird::reference::database_1`: on database 1 of the suite, EX and Soft-F1 of the 13 SQLite
 //!   prediction sets equal, item for item, what BIRD's own scripts computed on that database
-//!   (`tests/fixtures/bird_reference_db1.tsv`; spec/bird.md, "Conformance").
+//!   (`tests/fixtures/bird_reference_db1.tsv`; spec/bird.md, "Conformance");
+//! * `bird::deterministic`: the 13 sets under all four metrics on database 1 of each suite,
+//!   `sqlsuite eval --format jsonl` with one worker, two, and two on busy cores: byte-identical
+//!   output, R-VES included (it counts SQLite steps, not time).
 //!
 //! CI checks the sample; the complete check (every schema, 6,500 items) runs on the suites
 //! `sqlsuite distill datasets/bird.toml` writes:
@@ -43,6 +46,12 @@ const SUITE_ENV: &str = "SQLSUITE_BIRD_SUITE";
 /// The share of neighbors the sample's suite tells apart, at least (measured 0.933 for
 /// toxicology at seed 0; spec/bird.md §6 has every schema's).
 const FLOOR: f64 = 0.93;
+/// The metrics of `datasets/bird.toml`.
+const EVERY_METRIC: &str =
+    "[metrics.exec]\nkeep_distinct = true\nreplace_value_placeholder = false\n\
+                            repair_operators = false\ntimeout_ms = 30000\n[metrics.ex]\n\
+                            timeout_ms = 30000\n[metrics.soft_f1]\ntimeout_ms = 30000\n\
+                            [metrics.r_ves]\ntimeout_ms = 30000\n";
 
 pub fn trials() -> Trials {
     let manifest = match Manifest::load(MANIFEST) {
@@ -66,6 +75,7 @@ pub fn trials() -> Trials {
             "bird::suite_sample::report",
             "bird::suite_sample::golds_right",
             "bird::reference::database_1",
+            "bird::deterministic",
         ];
         return (
             names
@@ -89,9 +99,13 @@ pub fn trials() -> Trials {
     list.push(Trial::test("bird::suite_sample::golds_right", move || {
         golds_right(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
     }));
-    let (m, s) = (manifest, suite);
+    let (m, s) = (manifest.clone(), suite.clone());
     list.push(Trial::test("bird::reference::database_1", move || {
         database_1(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
+    }));
+    let (m, s) = (manifest, suite);
+    list.push(Trial::test("bird::deterministic", move || {
+        deterministic(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
     }));
     (list, Vec::new())
 }
@@ -185,31 +199,44 @@ impl Suite {
         self.schemas.is_empty() || self.schemas.iter().any(|s| s == db_id)
     }
 
-    /// A manifest over this suite: BIRD's gold, `sets` as (name, file), `metrics` as TOML
-    /// sections, databases `pattern` under the suite's directory.
-    fn manifest(
+    /// Writes `dir/bird.toml`, a manifest over this suite: BIRD's gold, `sets` as (name,
+    /// file), `metrics` as TOML sections, databases `pattern` under the suite's directory.
+    fn write_manifest(
         &self,
         manifest: &Manifest,
         sets: &[(String, PathBuf)],
         metrics: &str,
         pattern: &str,
-    ) -> Result<Evaluation, String> {
+        dir: &Path,
+    ) -> Result<PathBuf, String> {
         let absolute =
             |p: &Path| std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()));
-        let dir = std::path::absolute(&self.dir).map_err(|e| e.to_string())?;
+        let suite = std::path::absolute(&self.dir).map_err(|e| e.to_string())?;
         let mut text = format!(
             "[dataset]\nname = \"bird\"\nformat = \"bird\"\ngold = {:?}\n\n[databases]\npath = {:?}\n\n",
             absolute(&manifest.gold)?,
-            dir.join(pattern)
+            suite.join(pattern)
         );
         for (name, file) in sets {
             let file = absolute(file)?;
             let _ = write!(text, "[[predictions]]\nname = {name:?}\nfile = {file:?}\n");
         }
         text.push_str(metrics);
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let path = dir.path().join("bird.toml");
+        let path = dir.join("bird.toml");
         std::fs::write(&path, text).map_err(|e| e.to_string())?;
+        Ok(path)
+    }
+
+    /// The evaluation of [`Suite::write_manifest`]'s manifest.
+    fn evaluation(
+        &self,
+        manifest: &Manifest,
+        sets: &[(String, PathBuf)],
+        metrics: &str,
+        pattern: &str,
+    ) -> Result<Evaluation, String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let path = self.write_manifest(manifest, sets, metrics, pattern, dir.path())?;
         Evaluation::open(&path).map_err(|e| e.to_string())
     }
 }
@@ -256,12 +283,10 @@ fn golds_right(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let gold_set = dir.path().join("gold.json");
     std::fs::write(&gold_set, serde_json::to_string(&keyed)?)?;
-    let metrics = "[metrics.exec]\nkeep_distinct = true\nreplace_value_placeholder = false\n\
-                   repair_operators = false\n[metrics.ex]\n[metrics.soft_f1]\n[metrics.r_ves]\n";
-    let eval = suite.manifest(
+    let eval = suite.evaluation(
         manifest,
         &[("gold".to_owned(), gold_set)],
-        metrics,
+        EVERY_METRIC,
         "{db_id}/*.sqlite",
     )?;
     let run = eval.run_all();
@@ -339,7 +364,7 @@ fn database_1(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
         .map(|p| (p.name.clone(), p.file.clone()))
         .collect();
     let metrics = "[metrics.ex]\ntimeout_ms = 30000\n[metrics.soft_f1]\ntimeout_ms = 30000\n";
-    let eval = suite.manifest(manifest, &sets, metrics, "{db_id}/{db_id}_1.sqlite")?;
+    let eval = suite.evaluation(manifest, &sets, metrics, "{db_id}/{db_id}_1.sqlite")?;
     let run = eval.run_all();
     let mut compared = 0;
     let mut problems = Vec::new();
@@ -374,4 +399,33 @@ fn database_1(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
     } else {
         Err(problems.join("\n").into())
     }
+}
+
+/// Every verdict and R-VES score byte-identical whatever the workers and the load.
+fn deterministic(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let sets: Vec<(String, PathBuf)> = manifest
+        .predictions
+        .iter()
+        .map(|p| (p.name.clone(), p.file.clone()))
+        .collect();
+    let path = suite.write_manifest(
+        manifest,
+        &sets,
+        EVERY_METRIC,
+        "{db_id}/{db_id}_1.sqlite",
+        dir.path(),
+    )?;
+    let out = crate::determinism::same_three_ways(&path)?;
+    let rewarded = out
+        .matches("\"metric\":\"r_ves\",\"verdict\":\"correct\"")
+        .count();
+    println!(
+        "bird: {} JSON lines identical three ways, {rewarded} R-VES rewards among them",
+        out.lines().count()
+    );
+    if rewarded == 0 {
+        return Err("no R-VES reward in the output".into());
+    }
+    Ok(())
 }

@@ -90,7 +90,7 @@ fn eval_jsonl(manifest: &Path, jobs: usize) -> Result<Vec<u8>, Failed> {
 }
 
 /// Evaluates `manifest` three ways and requires byte-identical output; returns it.
-fn same_three_ways(manifest: &Path) -> Result<String, Failed> {
+pub(crate) fn same_three_ways(manifest: &Path) -> Result<String, Failed> {
     let one = eval_jsonl(manifest, 1)?;
     let two = eval_jsonl(manifest, 2)?;
     let busy = {
