@@ -8,9 +8,11 @@ use std::time::Duration;
 
 use sqlsuite::evaluation::Watch;
 use sqlsuite::manifest::GateMode;
+use sqlsuite::metric;
 use sqlsuite::metric::Status;
 use sqlsuite::report::snapshot::{self, Accepted};
-use sqlsuite::report::{gate, jsonl, junit, summary::Summary};
+use sqlsuite::report::summary::{Disagreement, Summary};
+use sqlsuite::report::{gate, jsonl, junit};
 use sqlsuite::run::SetRun;
 use sqlsuite::{Evaluation, ItemResult, Run};
 
@@ -182,6 +184,12 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
             if let Err(e) = gate::check(&run.manifest.gate, &summary) {
                 gate_failures.push(e);
             }
+        }
+        // BIRD's set-based EX beside the stricter execution match: the items they judge apart.
+        let pair = (metric::ex::ENTRY.name, metric::exec::ENTRY.name);
+        if let (Format::Text, Some(d)) = (format, Disagreement::between(&run, set, pair.0, pair.1))
+        {
+            emit(&format!("{}::{}\n{}\n", run.dataset, set.name, d.render()))?;
         }
         gate_failures.extend(gate_mode_failure(&run, set));
     }

@@ -70,6 +70,40 @@ fn eval_prints_the_summary_of_each_prediction_set() {
     );
 }
 
+/// BIRD's set-based EX beside the stricter execution match: the summary names the items they
+/// judge apart (spec/bird.md §3).
+#[test]
+fn eval_lists_the_items_ex_and_exec_judge_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let gold = std::fs::read_to_string(demo_dir().join("gold.sql")).unwrap();
+    let mut lines: Vec<String> = gold
+        .lines()
+        .map(|l| l.split('\t').next().unwrap().to_owned())
+        .collect();
+    // Item 1 returns its rows twice (EX compares sets: correct; exec counts them: wrong); item 4
+    // swaps the two columns (exec matches columns in any order: correct; EX compares tuples:
+    // wrong).
+    lines[1] = format!("{} UNION ALL {}", lines[1], lines[1]);
+    lines[4] = "SELECT T2.name, T1.title FROM books AS T1 JOIN authors AS T2 ON T1.author_id = \
+                T2.author_id WHERE T1.genre = 'Science'"
+        .to_owned();
+    let file = dir.path().join("p.txt");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let manifest = demo_manifest(
+        dir.path(),
+        &[("p", &file)],
+        "[metrics.exec]\nkeep_distinct = true\n[metrics.ex]\n",
+    );
+    let out = sqlsuite(&["eval", manifest.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "t::p\nex and exec disagree on 2 items: correct under ex only: 1; under exec only: 4\n"
+        ),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn jsonl_is_one_object_per_item_and_metric() {
     let out = sqlsuite(&[

@@ -307,6 +307,69 @@ impl Summary {
     }
 }
 
+/// The items on which two metrics of one prediction set disagree, where both judged the item
+/// (BIRD's set-based `ex` against the stricter `exec`, `spec/bird.md` §3).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Disagreement {
+    /// The first metric.
+    pub a: String,
+    /// The second metric.
+    pub b: String,
+    /// Items correct under `a` and incorrect under `b`.
+    pub only_a: Vec<usize>,
+    /// Items correct under `b` and incorrect under `a`.
+    pub only_b: Vec<usize>,
+}
+
+impl Disagreement {
+    /// Compares metrics `a` and `b` item by item over `set`; `None` when the run lacks one.
+    pub fn between(run: &Run, set: &SetRun, a: &str, b: &str) -> Option<Disagreement> {
+        if !run.metrics.contains(&a) || !run.metrics.contains(&b) {
+            return None;
+        }
+        let mut d = Disagreement {
+            a: a.to_owned(),
+            b: b.to_owned(),
+            ..Disagreement::default()
+        };
+        for (item, result) in run.items.iter().zip(&set.results) {
+            let (Some(x), Some(y)) = (result.verdict(a), result.verdict(b)) else {
+                continue;
+            };
+            match (x.status, y.status) {
+                (Status::Correct, Status::Incorrect) => d.only_a.push(item.index),
+                (Status::Incorrect, Status::Correct) => d.only_b.push(item.index),
+                _ => {}
+            }
+        }
+        Some(d)
+    }
+
+    /// `ex and exec disagree on 3 items: correct under ex only 4, 17; under exec only 9`.
+    pub fn render(&self) -> String {
+        let list = |v: &[usize]| {
+            if v.is_empty() {
+                "none".to_owned()
+            } else {
+                v.iter()
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        format!(
+            "{} and {} disagree on {} items: correct under {} only: {}; under {} only: {}\n",
+            self.a,
+            self.b,
+            self.only_a.len() + self.only_b.len(),
+            self.a,
+            list(&self.only_a),
+            self.b,
+            list(&self.only_b)
+        )
+    }
+}
+
 /// `bleu 23.45, …`: fractions on a 0–100 scale.
 fn scores_text(scores: &[(String, f64)]) -> String {
     scores
