@@ -13,7 +13,10 @@
 //!   (`tests/fixtures/bird_reference_db1.tsv`; spec/bird.md, "Conformance");
 //! * `bird::deterministic`: the 13 sets under all four metrics on database 1 of each suite,
 //!   `sqlsuite eval --format jsonl` with one worker, two, and two on busy cores: byte-identical
-//!   output, R-VES included (it counts SQLite steps, not time).
+//!   output, R-VES included (it counts SQLite steps, not time);
+//! * `bird::fixture`: the project's hand-checked predictions (`tests/fixtures/bird_equivalences.tsv`)
+//!   under the strict `exec` on the suites: every equivalent correct, every control wrong, every
+//!   control listed as `missed` still correct (the list of what the suites miss stays exact).
 //!
 //! CI checks the sample; the complete check (every schema, 6,500 items) runs on the suites
 //! `sqlsuite distill datasets/bird.toml` writes:
@@ -30,8 +33,11 @@ use std::sync::{Arc, OnceLock};
 use libtest_mimic::{Failed, Trial};
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 
-use sqlsuite::metric::exec::ExecOptions;
-use sqlsuite::metric::Status;
+use sqlsuite::backend::sqlite::Sqlite;
+use sqlsuite::dataset::{DatabaseLocator, Item};
+use sqlsuite::executor::Executor;
+use sqlsuite::metric::exec::{Exec, ExecOptions};
+use sqlsuite::metric::{Metric, Status};
 use sqlsuite::{registry, trials, Evaluation, Manifest};
 use sqlsuite_distill::{distill_all, schema_inputs, DistillOptions, Report};
 
@@ -41,6 +47,7 @@ const MANIFEST: &str = "datasets/bird.toml";
 /// The schema CI distils (40 items; its suite takes about 15 s).
 const SAMPLE: &[&str] = &["toxicology"];
 const REFERENCE: &str = "tests/fixtures/bird_reference_db1.tsv";
+const FIXTURE: &str = "tests/fixtures/bird_equivalences.tsv";
 /// Where the complete check finds every schema's suite.
 const SUITE_ENV: &str = "SQLSUITE_BIRD_SUITE";
 /// The share of neighbors the sample's suite tells apart, at least (measured 0.933 for
@@ -76,6 +83,7 @@ pub fn trials() -> Trials {
             "bird::suite_sample::golds_right",
             "bird::reference::database_1",
             "bird::deterministic",
+            "bird::fixture",
         ];
         return (
             names
@@ -103,9 +111,13 @@ pub fn trials() -> Trials {
     list.push(Trial::test("bird::reference::database_1", move || {
         database_1(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
     }));
-    let (m, s) = (manifest, suite);
+    let (m, s) = (manifest.clone(), suite.clone());
     list.push(Trial::test("bird::deterministic", move || {
         deterministic(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
+    }));
+    let (m, s) = (manifest, suite);
+    list.push(Trial::test("bird::fixture", move || {
+        fixture(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
     }));
     (list, Vec::new())
 }
@@ -428,4 +440,82 @@ fn deterministic(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
         return Err("no R-VES reward in the output".into());
     }
     Ok(())
+}
+
+/// The fixture's lines of the suite's schemas, judged by the manifest's strict `exec` on each
+/// gold's suite.
+fn fixture(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
+    let items: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&manifest.gold)?)?;
+    let options: ExecOptions = manifest
+        .metric_options("exec")
+        .map_err(|e| e.to_string())?
+        .ok_or("datasets/bird.toml has no [metrics.exec]")?;
+    let exec = Exec::new(options);
+    let executor = Executor::new(Box::new(Sqlite), None);
+    let pattern = std::path::absolute(suite.dir.join("{db_id}/*.sqlite"))?;
+    let locator = DatabaseLocator::new(&pattern.to_string_lossy()).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(FIXTURE)?;
+    let (mut judged, mut missed) = (0, 0);
+    let mut problems = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.is_empty() {
+            continue;
+        }
+        let at = format!("{FIXTURE}:{}", n + 1);
+        let [index, expect, class, prediction, _why] = line.split('\t').collect::<Vec<_>>()[..]
+        else {
+            return Err(format!("{at}: not five tab-separated fields").into());
+        };
+        let index: usize = index
+            .parse()
+            .map_err(|_| format!("{at}: index {index:?}"))?;
+        let item = items.get(index).ok_or(format!("{at}: no item {index}"))?;
+        let (Some(gold), Some(db_id)) = (item["SQL"].as_str(), item["db_id"].as_str()) else {
+            return Err(format!("{at}: item {index} has no SQL or db_id").into());
+        };
+        if !suite.includes(db_id) {
+            continue;
+        }
+        let databases = locator.resolve_for(db_id, gold)?;
+        let verdict = exec.evaluate(
+            &Item::new(index, db_id, gold, "bird"),
+            prediction,
+            &databases,
+            &executor,
+        );
+        judged += 1;
+        let correct = verdict.status == Status::Correct;
+        let right = match expect {
+            "equivalent" => correct,
+            "different" => verdict.status == Status::Incorrect,
+            "missed" => {
+                missed += 1;
+                println!(
+                    "bird fixture, missed by the suites: {at} ({class}): {}",
+                    verdict.code
+                );
+                correct
+            }
+            other => return Err(format!("{at}: expect {other:?}").into()),
+        };
+        if !right {
+            problems.push(format!(
+                "{at} {expect} ({class}) judged {}: {}",
+                verdict.code, verdict.reason
+            ));
+        }
+    }
+    println!(
+        "bird: {judged} fixture lines judged ({missed} known misses), {} wrong",
+        problems.len()
+    );
+    if judged == 0 {
+        return Err("no fixture line for the suite's schemas".into());
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
 }

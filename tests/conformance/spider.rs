@@ -15,7 +15,7 @@ use sqlsuite::dataset::spider::read_gold;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
 use sqlsuite::trials;
-use sqlsuite::{Evaluation, Manifest};
+use sqlsuite::Evaluation;
 
 use crate::Trials;
 
@@ -27,10 +27,11 @@ const MANIFEST: &str = "datasets/spider.toml";
 /// these agrees (the list must stay exact) or if any other item disagrees.
 const FLOAT_SUMMATION: &[(&str, usize)] = &[];
 
-/// The same manifest with the reference's `--plug_value` (exec only).
-fn plug_value_evaluation() -> Result<Evaluation, String> {
-    let manifest = Manifest::load(MANIFEST).map_err(|e| e.to_string())?;
-    let options: ExecOptions = manifest
+/// The same manifest with the reference's `--plug_value` (exec only), sharing `eval`'s
+/// executor: a prediction both evaluations run (one stopped at the 10 s limit, say) runs once.
+fn plug_value_evaluation(eval: &Evaluation) -> Result<Evaluation, String> {
+    let options: ExecOptions = eval
+        .manifest
         .metric_options("exec")
         .map_err(|e| e.to_string())?
         .ok_or("no exec metric")?;
@@ -38,10 +39,8 @@ fn plug_value_evaluation() -> Result<Evaluation, String> {
         plug_value: true,
         ..options
     };
-    Evaluation::with_metrics(manifest, |_| {
-        Ok(vec![Box::new(Exec::new(plugged)) as Box<dyn Metric>])
-    })
-    .map_err(|e| e.to_string())
+    eval.sharing_executor(|_| Ok(vec![Box::new(Exec::new(plugged)) as Box<dyn Metric>]))
+        .map_err(|e| e.to_string())
 }
 
 pub fn trials() -> Trials {
@@ -56,11 +55,11 @@ pub fn trials() -> Trials {
                 format!("spider::conformance::exec::{name}"),
                 move || conformance(&e, set, "exec", 4),
             ));
-            let p = plugged.clone();
+            let (p, e) = (plugged.clone(), eval.clone());
             trials.push(Trial::test(
                 format!("spider::conformance::exec_plug::{name}"),
                 move || {
-                    let eval = p.get_or_init(plug_value_evaluation).as_ref()?;
+                    let eval = p.get_or_init(|| plug_value_evaluation(&e)).as_ref()?;
                     conformance(eval, set, "exec_plug", 5)
                 },
             ));

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -56,7 +56,7 @@ pub struct Evaluation {
     pub dataset: Dataset,
     metrics: Vec<Box<dyn Metric>>,
     databases: Option<Databases>,
-    executor: Executor,
+    executor: Arc<Executor>,
     results: Vec<Vec<OnceLock<ItemResult>>>,
     provenance: OnceLock<Provenance>,
 }
@@ -88,6 +88,18 @@ impl Evaluation {
         Evaluation::composed(manifest, composition)
     }
 
+    /// The same manifest under other metrics, sharing this evaluation's executor: a query
+    /// both run (a gold, a prediction as written) runs once for the two (for comparing variants
+    /// of one metric over the same predictions, as the conformance runs do).
+    pub fn sharing_executor(
+        &self,
+        metrics: impl FnOnce(&Resources) -> Result<Vec<Box<dyn Metric>>, String>,
+    ) -> Result<Evaluation, OpenError> {
+        let mut other = Evaluation::with_metrics(self.manifest.clone(), metrics)?;
+        other.executor = Arc::clone(&self.executor);
+        Ok(other)
+    }
+
     /// The evaluation of a composed manifest.
     pub fn composed(manifest: Manifest, composition: Composition) -> Result<Evaluation, OpenError> {
         let Composition {
@@ -114,7 +126,7 @@ impl Evaluation {
                 manifest: manifest.path.clone(),
                 message,
             })?;
-        let executor = Executor::new(backend, manifest.cache.clone());
+        let executor = Arc::new(Executor::new(backend, manifest.cache.clone()));
         let results = dataset
             .predictions
             .iter()
