@@ -271,11 +271,7 @@ fn report(suite: &Suite) -> Result<(), Failed> {
             100.0 * FLOOR
         ));
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join("\n").into())
-    }
+    all_right(problems)
 }
 
 /// Every gold of the suite's schemas judged correct against itself by every metric of the
@@ -323,16 +319,7 @@ fn golds_right(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
     if judged == 0 {
         return Err("no gold judged".into());
     }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} gold verdicts not correct:\n{}",
-            wrong.len(),
-            wrong.join("\n")
-        )
-        .into())
-    }
+    all_right(wrong)
 }
 
 /// One line of the reference's verdicts.
@@ -406,11 +393,7 @@ fn database_1(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
     if compared == 0 {
         return Err("nothing compared".into());
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join("\n").into())
-    }
+    all_right(problems)
 }
 
 /// Every verdict and R-VES score byte-identical whatever the workers and the load.
@@ -513,9 +496,14 @@ fn fixture(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
     if judged == 0 {
         return Err("no fixture line for the suite's schemas".into());
     }
+    all_right(problems)
+}
+
+/// Passes when nothing is listed; fails with the list, one problem a line.
+fn all_right(problems: Vec<String>) -> Result<(), Failed> {
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(problems.join("\n").into())
+        Err(format!("{} problems:\n{}", problems.len(), problems.join("\n")).into())
     }
 }
