@@ -104,6 +104,48 @@ fn eval_lists_the_items_ex_and_exec_judge_apart() {
     );
 }
 
+/// A BIRD item's evidence is shown with the item in the report, correct or not.
+#[test]
+fn the_report_shows_birds_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = r#"[{"question_id": 0, "db_id": "library", "question": "How many books?",
+        "evidence": "books <means> rows of books", "SQL": "SELECT count(*) FROM books",
+        "difficulty": "simple"},
+      {"question_id": 1, "db_id": "library", "question": "Titles?",
+        "evidence": "title & nothing else", "SQL": "SELECT title FROM books",
+        "difficulty": "moderate"}]"#;
+    std::fs::write(dir.path().join("items.json"), items).unwrap();
+    let predictions = r#"{"0": "SELECT count(*) FROM books\t----- bird -----\tlibrary",
+        "1": "SELECT 1\t----- bird -----\tlibrary"}"#;
+    std::fs::write(dir.path().join("p.json"), predictions).unwrap();
+    let manifest = dir.path().join("m.toml");
+    let toml = format!(
+        "[dataset]\nname = \"b\"\nformat = \"bird\"\ngold = \"items.json\"\n\n[databases]\n\
+         path = \"{}/db/{{db_id}}/{{db_id}}.sql\"\n\n[[predictions]]\nname = \"p\"\nfile = \"p.json\"\n\n\
+         [metrics.ex]\n",
+        demo_dir().display()
+    );
+    std::fs::write(&manifest, toml).unwrap();
+    let out_file = dir.path().join("r.html");
+    let out = sqlsuite(&[
+        "report",
+        manifest.to_str().unwrap(),
+        "-o",
+        out_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let html = std::fs::read_to_string(&out_file).unwrap();
+    // Item 0 is correct, item 1 is not: both show their evidence, escaped.
+    assert!(
+        html.contains("evidence:   books &lt;means&gt; rows of books"),
+        "no evidence for the correct item"
+    );
+    assert!(
+        html.contains("evidence:   title &amp; nothing else"),
+        "no evidence for the failing item"
+    );
+}
+
 #[test]
 fn jsonl_is_one_object_per_item_and_metric() {
     let out = sqlsuite(&[

@@ -89,6 +89,8 @@ struct Row {
     /// The first metric's reason that is not correct (`exec: values differ`), or `correct`.
     reason: String,
     question: Option<String>,
+    /// BIRD's external knowledge, if the item has any.
+    evidence: Option<String>,
     gold: String,
     prediction: String,
 }
@@ -247,6 +249,7 @@ pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<Strin
                         |(m, v)| format!("{m}: {}", v.reason),
                     ),
                 question: item.question.clone(),
+                evidence: item.evidence.clone().filter(|e| !e.is_empty()),
                 gold: item.gold.clone(),
                 prediction: judged.prediction.to_owned(),
             }
