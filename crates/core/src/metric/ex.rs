@@ -6,8 +6,6 @@
 //!
 //! Its table takes the query limits only (`timeout_ms`, `max_rows`).
 
-use serde::Deserialize;
-
 use super::exec::Exec;
 use super::{Metric, MetricEntry, Resources};
 use crate::backend::QueryLimits;
@@ -21,12 +19,8 @@ pub const ENTRY: MetricEntry = MetricEntry {
     build,
 };
 
-/// `[metrics.ex]` has no options of its own.
-#[derive(Debug, Default, Deserialize)]
-struct ExOptions {}
-
 fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
-    let (ExOptions {}, limits): (ExOptions, QueryLimits) = section.read_with()?;
+    let limits = super::limits_only(section)?;
     Ok(Box::new(Exec::named(ENTRY.name, options(limits))))
 }
 

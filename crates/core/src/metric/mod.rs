@@ -224,6 +224,18 @@ pub trait Metric: Send + Sync + fmt::Debug {
     }
 }
 
+/// The query limits of a metric's table when the metric has no options of its own
+/// (`[metrics.ex]`, `[metrics.soft_f1]`, `[metrics.r_ves]`): any other key is an error, located.
+pub(crate) fn limits_only(
+    section: &Section<'_>,
+) -> Result<crate::backend::QueryLimits, ManifestError> {
+    /// No options.
+    #[derive(serde::Deserialize)]
+    struct Nothing {}
+    let (Nothing {}, limits) = section.read_with()?;
+    Ok(limits)
+}
+
 /// Whether a verdict code (as a snapshot records it) means correct: `correct`, or a kind of
 /// correct such as SQL-Eval's `correct_subset`.
 pub fn is_correct_code(code: &str) -> bool {

@@ -11,11 +11,10 @@
 //! set-equal. A backend that counts no steps (PostgreSQL) gives no score: the item is skipped.
 //! Options: the query limits (`timeout_ms`, `max_rows`).
 
-use serde::Deserialize;
 use sqlsuite_reference::bird;
 
 use super::{bird_pair, Metric, MetricEntry, Resources, Verdict};
-use crate::backend::{Database, Limits, QueryLimits};
+use crate::backend::{Database, Limits};
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::denotation::{compare, CompareOptions};
@@ -29,12 +28,8 @@ pub const ENTRY: MetricEntry = MetricEntry {
     build,
 };
 
-/// `[metrics.r_ves]` has no options of its own.
-#[derive(Debug, Default, Deserialize)]
-struct RVesOptions {}
-
 fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
-    let (RVesOptions {}, limits): (RVesOptions, QueryLimits) = section.read_with()?;
+    let limits = super::limits_only(section)?;
     Ok(Box::new(RVes {
         limits: limits.limits(),
     }))
@@ -113,6 +108,7 @@ impl Metric for RVes {
 mod tests {
     use super::*;
     use crate::backend::sqlite::Sqlite;
+    use crate::backend::QueryLimits;
 
     fn judge(gold: &str, pred: &str) -> Verdict {
         let dir = tempfile::tempdir().unwrap();

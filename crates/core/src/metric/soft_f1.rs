@@ -7,11 +7,10 @@
 //! scored items in summaries, which is BIRD's Soft-F1 of the set (times 100). Options: the
 //! query limits (`timeout_ms`, `max_rows`).
 
-use serde::Deserialize;
 use sqlsuite_reference::bird;
 
 use super::{bird_pair, Metric, MetricEntry, Resources, Verdict};
-use crate::backend::{Database, Limits, QueryLimits};
+use crate::backend::{Database, Limits};
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 use crate::executor::Executor;
@@ -23,12 +22,8 @@ pub const ENTRY: MetricEntry = MetricEntry {
     build,
 };
 
-/// `[metrics.soft_f1]` has no options of its own.
-#[derive(Debug, Default, Deserialize)]
-struct SoftF1Options {}
-
 fn build(section: &Section<'_>, _: &Resources) -> Result<Box<dyn Metric>, ManifestError> {
-    let (SoftF1Options {}, limits): (SoftF1Options, QueryLimits) = section.read_with()?;
+    let limits = super::limits_only(section)?;
     Ok(Box::new(SoftF1 {
         limits: limits.limits(),
     }))
@@ -87,6 +82,7 @@ impl Metric for SoftF1 {
 mod tests {
     use super::*;
     use crate::backend::sqlite::Sqlite;
+    use crate::backend::QueryLimits;
 
     fn judge(gold: &str, pred: &str) -> Verdict {
         let dir = tempfile::tempdir().unwrap();
