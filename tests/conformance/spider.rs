@@ -4,13 +4,18 @@
 //! verdict and hardness (`reference/esm_full_dev_N.tsv`), and the size of the HTML page of all
 //! 14 sets (`spider::report::every_set_page_size`: under 5 MB).
 //!
+//! The `plug_value` conformance runs on a sample of the sets unless
+//! `SQLSUITE_SPIDER_PLUG_SETS=all` (or a comma-separated list of set names) says otherwise; the
+//! sets left out are reported as ignored with that reason. Every set, as documented in
+//! `spec/exec.md` §8: `SQLSUITE_SPIDER_PLUG_SETS=all cargo test --test conformance -- spider::conformance`.
+//!
 //! Without the shared data everything is reported as ignored with the reason;
 //! `SQLSUITE_REQUIRE_SHARED=1` turns that into a failure.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use libtest_mimic::{Failed, Trial};
+use libtest_mimic::{Completion, Failed, Trial};
 use sqlsuite::dataset::spider::read_gold;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
 use sqlsuite::metric::{Metric, Status};
@@ -26,6 +31,36 @@ const MANIFEST: &str = "datasets/spider.toml";
 /// `(prediction set, index)`; each is explained in spec/exec.md. The trial fails if one of
 /// these agrees (the list must stay exact) or if any other item disagrees.
 const FLOAT_SUMMATION: &[(&str, usize)] = &[];
+
+/// Which prediction sets the `plug_value` conformance covers: `all`, or set names separated
+/// by commas. Unset: [`PLUG_SAMPLE`].
+const PLUG_SETS_ENV: &str = "SQLSUITE_SPIDER_PLUG_SETS";
+
+/// The sets whose `plug_value` conformance runs by default (in CI). The five left out, dev_2
+/// and dev_4 to dev_7, are the sets with items whose `plug_value` candidates run into the
+/// timeout until the time budget for all of them (3 × 10 s) is spent: in one thread they take
+/// 243 of the 256 s the 14 sets take together. dev_3 keeps one item whose candidates run into
+/// the timeout in the sample; the other sets take 0.2 to 0.3 s each.
+const PLUG_SAMPLE: &[&str] = &[
+    "dev_1", "dev_3", "dev_8", "dev_9", "dev_10", "dev_11", "dev_12", "dev_13", "dev_14",
+];
+
+/// The names of the sets [`PLUG_SETS_ENV`] selects among `names` (every one for `all`); an
+/// unknown name is an error.
+fn plug_sets(names: &[String]) -> Result<Vec<String>, String> {
+    let chosen: Vec<String> = match std::env::var(PLUG_SETS_ENV) {
+        Ok(v) if v == "all" => return Ok(names.to_vec()),
+        Ok(v) => v.split(',').map(|s| s.trim().to_owned()).collect(),
+        Err(_) => PLUG_SAMPLE.iter().map(|s| s.to_string()).collect(),
+    };
+    match chosen.iter().find(|c| !names.contains(c)) {
+        Some(unknown) => Err(format!(
+            "{PLUG_SETS_ENV}: {unknown:?} is not a prediction set of {MANIFEST} ({})",
+            names.join(", ")
+        )),
+        None => Ok(chosen),
+    }
+}
 
 /// The same manifest with the reference's `--plug_value` (exec only), sharing `eval`'s
 /// executor: a prediction both evaluations run (one stopped at the 10 s limit, say) runs once.
@@ -48,6 +83,13 @@ pub fn trials() -> Trials {
     if let Some(eval) = &eval {
         // Opened lazily, once, by the first plug_value trial that runs.
         let plugged: Arc<OnceLock<Result<Evaluation, String>>> = Arc::default();
+        let names: Vec<String> = eval
+            .dataset
+            .predictions
+            .iter()
+            .map(|p| p.name.clone())
+            .collect();
+        let sampled = plug_sets(&names);
         for set in 0..eval.dataset.predictions.len() {
             let name = &eval.dataset.predictions[set].name;
             let e = eval.clone();
@@ -56,11 +98,21 @@ pub fn trials() -> Trials {
                 move || conformance(&e, set, "exec", 4),
             ));
             let (p, e) = (plugged.clone(), eval.clone());
-            trials.push(Trial::test(
+            let in_sample = sampled
+                .as_ref()
+                .map(|s| s.contains(name))
+                .map_err(Clone::clone);
+            trials.push(Trial::ignorable_test(
                 format!("spider::conformance::exec_plug::{name}"),
                 move || {
+                    if !in_sample? {
+                        return Ok(Completion::ignored_with(format!(
+                            "not in the sample of sets whose plug_value conformance runs; \
+                             {PLUG_SETS_ENV}=all runs every set"
+                        )));
+                    }
                     let eval = p.get_or_init(|| plug_value_evaluation(&e)).as_ref()?;
-                    conformance(eval, set, "exec_plug", 5)
+                    conformance(eval, set, "exec_plug", 5).map(|()| Completion::Completed)
                 },
             ));
             let e = eval.clone();
