@@ -123,6 +123,34 @@ pub fn like(pattern: &str, text: &str) -> bool {
     p[i..].iter().all(|&c| c == '%')
 }
 
+/// A text matching the `LIKE` pattern `p` that keeps what it can of `template`: `p`'s
+/// characters over the template's first ones (a `_` keeps the template's character), then,
+/// when `p` ends in `%`, the rest of the template. `1971%` over `1990-01-08 00:00:00` is
+/// `1971-01-08 00:00:00`, a date of the column's layout where `1971` alone is none. None when
+/// `p` has a `%` before its end.
+pub fn like_over(p: &str, template: &str) -> Option<String> {
+    let (body, open) = match p.strip_suffix('%') {
+        Some(body) => (body.trim_end_matches('%'), true),
+        None => (p, false),
+    };
+    if body.contains('%') {
+        return None;
+    }
+    let mut rest = template.chars();
+    let mut out: String = body
+        .chars()
+        .map(|c| match (c, rest.next()) {
+            ('_', Some(t)) => t,
+            ('_', None) => 'a',
+            (c, _) => c,
+        })
+        .collect();
+    if open {
+        out.extend(rest);
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +173,35 @@ mod tests {
         assert!(Cmp::Gt(Value::Integer(2005)).holds(&Value::Integer(2006)));
         assert!(!Cmp::Gt(Value::Integer(2005)).holds(&Value::Integer(2005)));
         assert!(!Cmp::Ne(Value::Integer(1)).holds(&Value::Null));
+    }
+
+    #[test]
+    fn a_prefix_pattern_over_a_template_keeps_the_templates_layout() {
+        let date = "1990-01-08 00:00:00";
+        assert_eq!(
+            like_over("1971%", date).as_deref(),
+            Some("1971-01-08 00:00:00")
+        );
+        assert_eq!(
+            like_over("1981-11-%", date).as_deref(),
+            Some("1981-11-08 00:00:00")
+        );
+        assert_eq!(
+            like_over("2015-05-01%%", date).as_deref(),
+            Some("2015-05-01 00:00:00")
+        );
+        assert_eq!(
+            like_over("__70%", date).as_deref(),
+            Some("1970-01-08 00:00:00")
+        );
+        // Without a final `%` the pattern's length stands; a template too short leaves `_` to
+        // a letter; an inner `%` is no prefix.
+        assert_eq!(like_over("a_c", "xyz").as_deref(), Some("ayc"));
+        assert_eq!(like_over("ab__", "x").as_deref(), Some("abaa"));
+        assert_eq!(like_over("%1971%", date), None);
+        for p in ["1971%", "1981-11-%", "__70%", "a_c"] {
+            let v = like_over(p, date).expect("a prefix pattern");
+            assert!(like(p, &v), "{p} {v}");
+        }
     }
 }

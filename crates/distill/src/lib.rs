@@ -21,6 +21,7 @@ mod factor_or;
 mod induce;
 mod inputs;
 mod neighbors;
+mod prefix_atoms;
 mod probes;
 mod profile;
 mod random_db;

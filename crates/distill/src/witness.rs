@@ -6,7 +6,9 @@
 //! (`x IN (SELECT y …)`, `x = (SELECT min(y) …)`) adds its own aliases and atoms and the join
 //! `x = y`; of `a OR b`, the conjuncts of `a` count. `NOT ( b OR … )` over simple atoms is an
 //! atom of its own, left to chance in the witness and violated (`b` held) in its near miss.
-//! Anything else (`NOT IN`, functions) is left to chance. A *near miss* is the same rows with
+//! A comparison of a prefix of a cell's text (`SUBSTR(c, 1, 4) = '2012'`, `STRFTIME('%Y', c)
+//! BETWEEN …` on dates) is an atom of the cell ([`super::prefix_atoms`]). Anything else
+//! (`NOT IN`, other functions) is left to chance. A *near miss* is the same rows with
 //! one atom violated, so that a neighbor dropping or changing that atom answers differently.
 //!
 //! This module parses and solves; [`super::random_db`] fills the remaining columns (keys,
@@ -33,8 +35,9 @@ use sqlparser::ast::{
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::parser::Parser;
 
-use super::atoms::{compare, Atom, Cell, Cmp};
+use super::atoms::{compare, like_over, Atom, Cell, Cmp};
 use super::neighbors::AGGREGATES;
+use super::prefix_atoms::{between, compared, prefix, Cells};
 use super::schema::{ColumnKind, SuiteSchema};
 use super::witness_refs::close_references;
 
@@ -131,17 +134,37 @@ impl Witness {
     /// takes the first branch of each (as [`Witness::parse`]); each further one takes another
     /// branch of one of the `OR`s the first met, the first branch of the others, so that every
     /// branch has its rows in some witness (a neighbor changing an atom of the second branch
-    /// of `(A) OR (B)` answers differently only where a row satisfies `B`). At most
-    /// [`MAX_ALTERNATIVES`], the earlier `OR`s first.
+    /// of `(A) OR (B)` answers differently only where a row satisfies `B`). Before those, one
+    /// per condition the top-level SELECT computes (`SUM(CASE WHEN c THEN … END)`,
+    /// `IIF(c, …)`), with `c` in the conjunction. At most [`MAX_ALTERNATIVES`], the earlier
+    /// first.
     pub fn alternatives(gold: &str, schema: &SuiteSchema) -> Vec<Witness> {
         let Some(query) = gold_query(gold) else {
             return Vec::new();
         };
         let mut first = Branches::default();
-        let Some(w) = Witness::of_branches(&query, schema, &mut first) else {
-            return Vec::new();
-        };
-        let mut out = vec![w];
+        let mut out: Vec<Witness> = Witness::of_branches(&query, schema, &mut first)
+            .into_iter()
+            .collect();
+        // A condition the SELECT aggregates over (`SUM(CASE WHEN t1.name = 'A' THEN … END)`)
+        // holds on rows of their own: a neighbor changing it answers differently only there.
+        for k in 0..first.conditions {
+            if out.len() >= MAX_ALTERNATIVES {
+                return out;
+            }
+            let mut branches = Branches {
+                condition: Some(k),
+                ..Branches::default()
+            };
+            if let Some(w) = Witness::of_branches(&query, schema, &mut branches) {
+                if !out.contains(&w) {
+                    out.push(w);
+                }
+            }
+        }
+        if out.is_empty() {
+            return out;
+        }
         for (i, &arity) in first.met.iter().enumerate() {
             for b in 1..arity {
                 if out.len() >= MAX_ALTERNATIVES {
@@ -151,7 +174,7 @@ impl Witness {
                 picks[i] = b;
                 let mut branches = Branches {
                     picks,
-                    met: Vec::new(),
+                    ..Branches::default()
                 };
                 if let Some(w) = Witness::of_branches(&query, schema, &mut branches) {
                     if !out.contains(&w) {
@@ -262,6 +285,13 @@ impl Witness {
         let mut conjuncts = Vec::new();
         for c in conditions {
             split_and(c, Some(&mut *branches), &mut conjuncts);
+        }
+        if depth == 0 && counts {
+            let found = select_conditions(select);
+            branches.conditions = found.len();
+            if let Some(c) = branches.condition.and_then(|k| found.get(k)) {
+                split_and(c, None, &mut conjuncts);
+            }
         }
         // Conjuncts linking a cell to a subquery: the subquery's rows join the witness.
         let mut links = Vec::new();
@@ -851,11 +881,19 @@ impl Instance {
                     Cmp::Ge(x) => step(x, rng.i64(0..3)),
                     Cmp::Lt(x) => step(x, -1 - rng.i64(0..3)),
                     Cmp::Le(x) => step(x, -rng.i64(0..3)),
+                    // A prefix pattern over the template (a natural value: a date keeps its
+                    // layout), else the pattern's wildcards filled.
                     Cmp::Like(p) => Value::Text(
-                        p.chars()
-                            .filter(|&ch| ch != '%')
-                            .map(|ch| if ch == '_' { 'a' } else { ch })
-                            .collect(),
+                        match template {
+                            Value::Text(t) => like_over(p, t),
+                            _ => None,
+                        }
+                        .unwrap_or_else(|| {
+                            p.chars()
+                                .filter(|&ch| ch != '%')
+                                .map(|ch| if ch == '_' { 'a' } else { ch })
+                                .collect()
+                        }),
                     ),
                     Cmp::NotLike(p) => Value::Text(format!("{}q", p.replace(['%', '_'], ""))),
                 };
@@ -1058,6 +1096,11 @@ fn split_or<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
 struct Branches {
     picks: Vec<usize>,
     met: Vec<usize>,
+    /// Which condition of the top-level SELECT (a `CASE WHEN c`, an `IIF(c, …)`) joins the
+    /// conjunction, if one ([`select_conditions`]) …
+    condition: Option<usize>,
+    /// … and how many there are.
+    conditions: usize,
 }
 
 impl Branches {
@@ -1067,6 +1110,70 @@ impl Branches {
         self.met.push(arity);
         self.picks.get(i).copied().unwrap_or(0) % arity.max(1)
     }
+}
+
+/// The conditions of the `CASE WHEN c THEN …` and `IIF(c, …, …)` the SELECT list computes
+/// (inside aggregates and arithmetic too), each once, in order.
+fn select_conditions(select: &Select) -> Vec<&Expr> {
+    fn walk<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+        let mut found = |c: &'a Expr| {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        };
+        match e {
+            Expr::Case {
+                operand: None,
+                conditions,
+                else_result,
+                ..
+            } => {
+                for w in conditions {
+                    found(&w.condition);
+                }
+                for w in conditions {
+                    walk(&w.result, out);
+                }
+                if let Some(x) = else_result {
+                    walk(x, out);
+                }
+            }
+            Expr::Function(f) => {
+                let FunctionArguments::List(list) = &f.args else {
+                    return;
+                };
+                let args: Vec<&Expr> = list
+                    .args
+                    .iter()
+                    .filter_map(|a| match a {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x),
+                        _ => None,
+                    })
+                    .collect();
+                if f.name.to_string().eq_ignore_ascii_case("iif") && args.len() == 3 {
+                    found(args[0]);
+                }
+                for x in args {
+                    walk(x, out);
+                }
+            }
+            Expr::BinaryOp { left, right, .. } => {
+                walk(left, out);
+                walk(right, out);
+            }
+            Expr::Nested(x) | Expr::UnaryOp { expr: x, .. } | Expr::Cast { expr: x, .. } => {
+                walk(x, out)
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for item in &select.projection {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            walk(e, &mut out);
+        }
+    }
+    out
 }
 
 /// `x IN (SELECT y …)`, or `x = (SELECT y …)` with `y` a column or its `min`/`max`: the
@@ -1240,6 +1347,22 @@ struct Resolver<'a> {
     scope: Range<usize>,
 }
 
+impl Cells for Resolver<'_> {
+    fn cell(&self, e: &Expr) -> Option<Cell> {
+        Resolver::cell(self, e)
+    }
+
+    fn is_text(&self, (alias, k): Cell) -> bool {
+        let column = &self.schema.tables[self.aliases[alias]].columns[k];
+        matches!(column.kind, ColumnKind::Text | ColumnKind::Time)
+    }
+
+    fn date_layout(&self, (alias, k): Cell) -> Option<&str> {
+        let column = &self.schema.tables[self.aliases[alias]].columns[k];
+        column.rules.format.as_deref()
+    }
+}
+
 /// An operand: a cell, or a constant.
 enum Operand {
     Cell(Cell),
@@ -1388,6 +1511,14 @@ impl Resolver<'_> {
             Expr::BinaryOp { left, op, right } => {
                 let (l, r) = match (self.operand(left), self.operand(right)) {
                     (Some(l), Some(r)) => (l, r),
+                    (None, Some(Operand::Constant(v))) => {
+                        return prefix(left, self)
+                            .map_or(Vec::new(), |p| compared(p, op, &v, false))
+                    }
+                    (Some(Operand::Constant(v)), None) => {
+                        return prefix(right, self)
+                            .map_or(Vec::new(), |p| compared(p, op, &v, true))
+                    }
                     _ => return Vec::new(),
                 };
                 match (l, r) {
@@ -1411,6 +1542,9 @@ impl Resolver<'_> {
             } => match (self.cell(expr), self.constant(low), self.constant(high)) {
                 (Some(c), Some(lo), Some(hi)) => {
                     vec![Atom::Compare(c, Cmp::Ge(lo)), Atom::Compare(c, Cmp::Le(hi))]
+                }
+                (None, Some(lo), Some(hi)) => {
+                    prefix(expr, self).map_or(Vec::new(), |p| between(p, &lo, &hi))
                 }
                 _ => Vec::new(),
             },
@@ -1698,6 +1832,43 @@ pub(crate) mod tests {
         let three = "SELECT P.PID FROM PUBLICATION AS P WHERE ( P.YEAR = 1 OR P.YEAR = 2 ) \
             AND ( P.JID = 3 OR P.JID = 4 ) AND ( P.TITLE = 'a' OR P.TITLE = 'b' )";
         assert_eq!(Witness::alternatives(three, &academic()).len(), 4);
+    }
+
+    /// A ratio of conditional sums (BIRD's golds ask so) holds nothing to tell its neighbors
+    /// apart where no row meets a condition: each condition has a witness of its own, after
+    /// the plain one, each once; a gold with no other atom has those only.
+    #[test]
+    fn each_condition_the_select_computes_has_a_witness() {
+        let names = |w: &Witness| -> Vec<Cmp> {
+            w.atoms
+                .iter()
+                .filter_map(|a| match a {
+                    Atom::Compare(_, c) => Some(c.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let text = |s: &str| Cmp::Eq(Value::Text(s.into()));
+        let ratio = "SELECT CAST(SUM(CASE WHEN J.NAME = 'PVLDB' THEN 1 ELSE 0 END) AS REAL) /             SUM(IIF(J.NAME = 'VLDB', 1, 0)) + COUNT(CASE WHEN J.NAME = 'PVLDB' THEN 1 END)             FROM JOURNAL AS J JOIN PUBLICATION AS P ON P.JID = J.JID WHERE P.YEAR > 2005";
+        let all = Witness::alternatives(ratio, &academic());
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0], Witness::parse(ratio, &academic()).unwrap());
+        assert_eq!(names(&all[0]), vec![Cmp::Gt(Value::Integer(2005))]);
+        assert_eq!(
+            names(&all[1]),
+            vec![Cmp::Gt(Value::Integer(2005)), text("PVLDB")]
+        );
+        assert_eq!(
+            names(&all[2]),
+            vec![Cmp::Gt(Value::Integer(2005)), text("VLDB")]
+        );
+        let alone = "SELECT SUM(CASE WHEN NAME = 'PVLDB' THEN 1 ELSE 0 END) FROM JOURNAL";
+        let only = Witness::alternatives(alone, &academic());
+        assert_eq!(
+            only.iter().map(names).collect::<Vec<_>>(),
+            vec![vec![text("PVLDB")]]
+        );
+        assert_eq!(Witness::parse(alone, &academic()), None);
     }
 
     #[test]

@@ -1,0 +1,323 @@
+//! A comparison of a prefix of a cell's text with a constant, read as atoms of the cell itself
+//! for the witness ([`super::witness`]), which otherwise leaves functions to chance. BIRD's
+//! golds filter dates so: `SUBSTR(T2.date, 1, 10) = '2016-06-23'`, `STRFTIME('%Y', dob) =
+//! '1971'`, `STRFTIME('%Y', OpenDate) BETWEEN '2009' AND '2010'`.
+//!
+//! The prefix: `SUBSTR(c, 1, n)` (or `SUBSTRING`) of a text cell; `STRFTIME(f, c)` with `f`
+//! one of `%Y`, `%Y-%m`, `%Y-%m-%d` on a column whose values are dates in a layout that begins
+//! so (`%Y-%m-%d`, `%Y-%m-%d %H:%M:%S`): the first 4, 7 or 10 characters. For a text constant
+//! `v` of the prefix's length `n` (SQLite compares text byte by byte):
+//!
+//! - `prefix = v` holds where `c LIKE 'v%'` does, when `v` has neither letters (`LIKE` ignores
+//!   their case, `=` does not) nor wildcards;
+//! - `prefix >= v` holds where `c >= v` does (the first `n` characters decide, and a longer
+//!   text is after its prefix), `prefix < v` where `c < v`;
+//! - `prefix > v` holds where `c >= v⁺` does, `prefix <= v` where `c < v⁺`, with `v⁺` the next
+//!   text of `n` digits (`1985` → `1986`); `BETWEEN` is the pair.
+//!
+//! Anything else (another start, a number for a constant, a letter in an equality) gives no
+//! atom.
+
+use rusqlite::types::Value;
+use sqlparser::ast::{
+    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Value as SqlValue,
+};
+
+use super::atoms::{Atom, Cell, Cmp};
+
+/// A prefix of a cell's text: the cell and the prefix's length in characters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prefix {
+    pub cell: Cell,
+    pub len: usize,
+}
+
+/// What the witness knows of a cell: which expression is one, whether it holds text, and the
+/// date layout of its column, if any.
+pub trait Cells {
+    fn cell(&self, e: &Expr) -> Option<Cell>;
+    fn is_text(&self, cell: Cell) -> bool;
+    fn date_layout(&self, cell: Cell) -> Option<&str>;
+}
+
+/// The prefix `e` answers, if it is one.
+pub fn prefix(e: &Expr, cells: &dyn Cells) -> Option<Prefix> {
+    match e {
+        Expr::Nested(inner) => prefix(inner, cells),
+        Expr::Substring {
+            expr,
+            substring_from: Some(from),
+            substring_for: Some(length),
+            ..
+        } => {
+            let cell = cells.cell(expr)?;
+            (integer(from)? == 1 && cells.is_text(cell)).then_some(())?;
+            let len = usize::try_from(integer(length)?).ok().filter(|&n| n > 0)?;
+            Some(Prefix { cell, len })
+        }
+        Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("strftime") => {
+            let FunctionArguments::List(list) = &f.args else {
+                return None;
+            };
+            let [format, date] = list.args.as_slice() else {
+                return None;
+            };
+            let (
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(format)),
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(date)),
+            ) = (format, date)
+            else {
+                return None;
+            };
+            let len = match text(format)? {
+                "%Y" => 4,
+                "%Y-%m" => 7,
+                "%Y-%m-%d" => 10,
+                _ => return None,
+            };
+            let cell = cells.cell(date)?;
+            cells
+                .date_layout(cell)?
+                .starts_with("%Y-%m-%d")
+                .then_some(())?;
+            Some(Prefix { cell, len })
+        }
+        _ => None,
+    }
+}
+
+/// The atoms of `prefix op v` (`v op prefix` when `flipped`).
+pub fn compared(p: Prefix, op: &BinaryOperator, v: &Value, flipped: bool) -> Vec<Atom> {
+    let op = match (op, flipped) {
+        (op, false) => op.clone(),
+        (BinaryOperator::Lt, true) => BinaryOperator::Gt,
+        (BinaryOperator::LtEq, true) => BinaryOperator::GtEq,
+        (BinaryOperator::Gt, true) => BinaryOperator::Lt,
+        (BinaryOperator::GtEq, true) => BinaryOperator::LtEq,
+        (op, true) => op.clone(),
+    };
+    let Value::Text(v) = v else {
+        return Vec::new();
+    };
+    if v.chars().count() != p.len {
+        return Vec::new();
+    }
+    let at = |k: Cmp| vec![Atom::Compare(p.cell, k)];
+    let next = || successor(v).map(Value::Text);
+    match op {
+        BinaryOperator::Eq if !v.contains(['%', '_']) && v.to_lowercase() == v.to_uppercase() => {
+            at(Cmp::Like(format!("{v}%")))
+        }
+        BinaryOperator::GtEq => at(Cmp::Ge(Value::Text(v.clone()))),
+        BinaryOperator::Lt => at(Cmp::Lt(Value::Text(v.clone()))),
+        BinaryOperator::Gt => next().map_or(Vec::new(), |n| at(Cmp::Ge(n))),
+        BinaryOperator::LtEq => next().map_or(Vec::new(), |n| at(Cmp::Lt(n))),
+        _ => Vec::new(),
+    }
+}
+
+/// The atoms of `prefix BETWEEN lo AND hi`.
+pub fn between(p: Prefix, lo: &Value, hi: &Value) -> Vec<Atom> {
+    let low = compared(p, &BinaryOperator::GtEq, lo, false);
+    let high = compared(p, &BinaryOperator::LtEq, hi, false);
+    if low.is_empty() || high.is_empty() {
+        return Vec::new();
+    }
+    low.into_iter().chain(high).collect()
+}
+
+/// The next text of as many digits (`1985` → `1986`, `0999` → `1000`); none for a text that
+/// is not all digits or is all nines.
+fn successor(v: &str) -> Option<String> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut digits = v.as_bytes().to_vec();
+    for d in digits.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return String::from_utf8(digits).ok();
+        }
+    }
+    None
+}
+
+fn integer(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            SqlValue::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        Expr::Nested(inner) => integer(inner),
+        _ => None,
+    }
+}
+
+fn text(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            SqlValue::SingleQuotedString(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::atoms::like;
+    use sqlparser::dialect::SQLiteDialect;
+    use sqlparser::parser::Parser;
+
+    /// One text column `x` (cell (0, 0)) with ISO dates, one integer column `n` (cell (0, 1)).
+    struct OneTable;
+
+    impl Cells for OneTable {
+        fn cell(&self, e: &Expr) -> Option<Cell> {
+            match e {
+                Expr::Identifier(id) if id.value == "x" => Some((0, 0)),
+                Expr::Identifier(id) if id.value == "n" => Some((0, 1)),
+                _ => None,
+            }
+        }
+        fn is_text(&self, cell: Cell) -> bool {
+            cell == (0, 0)
+        }
+        fn date_layout(&self, cell: Cell) -> Option<&str> {
+            (cell == (0, 0)).then_some("%Y-%m-%d %H:%M:%S")
+        }
+    }
+
+    fn expr(sql: &str) -> Expr {
+        Parser::new(&SQLiteDialect {})
+            .try_with_sql(sql)
+            .and_then(|mut p| p.parse_expr())
+            .expect("parses")
+    }
+
+    /// The atoms of a comparison written `prefix op constant` or `constant op prefix`.
+    fn atoms_of(sql: &str) -> Vec<Atom> {
+        let Expr::BinaryOp { left, op, right } = expr(sql) else {
+            panic!("{sql}: not a comparison")
+        };
+        let text = |e: &Expr| text(e).map(|s| Value::Text(s.to_owned()));
+        match (prefix(&left, &OneTable), prefix(&right, &OneTable)) {
+            (Some(p), None) => text(&right).map_or(Vec::new(), |v| compared(p, &op, &v, false)),
+            (None, Some(p)) => text(&left).map_or(Vec::new(), |v| compared(p, &op, &v, true)),
+            _ => Vec::new(),
+        }
+    }
+
+    fn text_value(s: &str) -> Value {
+        Value::Text(s.into())
+    }
+
+    #[test]
+    fn substr_and_strftime_equalities_are_prefix_patterns() {
+        let like = |p: &str| vec![Atom::Compare((0, 0), Cmp::Like(p.into()))];
+        assert_eq!(atoms_of("SUBSTR(x, 1, 7) = '1970-10'"), like("1970-10%"));
+        assert_eq!(atoms_of("SUBSTRING(x, 1, 4) = '2012'"), like("2012%"));
+        assert_eq!(atoms_of("STRFTIME('%Y', x) = '1971'"), like("1971%"));
+        assert_eq!(
+            atoms_of("'2016-06' = strftime('%Y-%m', x)"),
+            like("2016-06%")
+        );
+        // Another start, a length that is not the constant's, letters, a number, an integer
+        // column, a format that is no prefix: no atom.
+        for sql in [
+            "SUBSTR(x, 2, 4) = '2012'",
+            "SUBSTR(x, 1, 4) = '201'",
+            "SUBSTR(x, 1, 2) = 'ab'",
+            "SUBSTR(x, 1, 4) = 2012",
+            "SUBSTR(n, 1, 4) = '2012'",
+            "STRFTIME('%m', x) = '10'",
+            "SUBSTR(x, 1, 4) = '20_2'",
+        ] {
+            assert_eq!(atoms_of(sql), Vec::new(), "{sql}");
+        }
+    }
+
+    #[test]
+    fn year_ranges_become_ranges_of_the_date_text() {
+        let on = |k: Cmp| Atom::Compare((0, 0), k);
+        assert_eq!(
+            atoms_of("STRFTIME('%Y', x) >= '1980'"),
+            vec![on(Cmp::Ge(text_value("1980")))]
+        );
+        assert_eq!(
+            atoms_of("STRFTIME('%Y', x) > '1999'"),
+            vec![on(Cmp::Ge(text_value("2000")))]
+        );
+        assert_eq!(
+            atoms_of("'1985' >= STRFTIME('%Y', x)"),
+            vec![on(Cmp::Lt(text_value("1986")))]
+        );
+        assert_eq!(
+            atoms_of("STRFTIME('%Y', x) < '1980'"),
+            vec![on(Cmp::Lt(text_value("1980")))]
+        );
+        let Expr::Between {
+            expr: e, low, high, ..
+        } = expr("STRFTIME('%Y', x) BETWEEN '2009' AND '2010'")
+        else {
+            panic!("not a BETWEEN")
+        };
+        let p = prefix(&e, &OneTable).expect("a prefix");
+        let (lo, hi) = (text(&low).expect("text"), text(&high).expect("text"));
+        assert_eq!(
+            between(p, &text_value(lo), &text_value(hi)),
+            vec![
+                on(Cmp::Ge(text_value("2009"))),
+                on(Cmp::Lt(text_value("2011")))
+            ]
+        );
+        assert_eq!(successor("9999"), None);
+        assert_eq!(successor("0999").as_deref(), Some("1000"));
+    }
+
+    /// Each atom holds on a date exactly where SQLite's comparison of the prefix does.
+    #[test]
+    fn the_atoms_hold_where_sqlite_compares_the_prefix_so() {
+        let conn = rusqlite::Connection::open_in_memory().expect("in memory");
+        let dates = [
+            "1979-12-31 23:59:59",
+            "1980-01-01 00:00:00",
+            "1985-06-30 12:00:00",
+            "1985-12-31 23:59:59",
+            "1986-01-01 00:00:00",
+            "2009-05-01 00:00:00",
+            "2010-12-31 00:00:00",
+            "2011-01-01 00:00:00",
+        ];
+        for sql in [
+            "STRFTIME('%Y', x) = '1985'",
+            "STRFTIME('%Y', x) >= '1980'",
+            "STRFTIME('%Y', x) > '1985'",
+            "STRFTIME('%Y', x) <= '1985'",
+            "STRFTIME('%Y', x) < '1986'",
+            "SUBSTR(x, 1, 7) = '1985-06'",
+            "STRFTIME('%Y-%m-%d', x) = '2010-12-31'",
+        ] {
+            let atoms = atoms_of(sql);
+            assert_eq!(atoms.len(), 1, "{sql}");
+            for date in dates {
+                let sqlite: bool = conn
+                    .query_row(&format!("SELECT {}", sql.replace('x', "?1")), [date], |r| {
+                        r.get(0)
+                    })
+                    .expect("runs");
+                let ours = atoms.iter().all(|a| match a {
+                    Atom::Compare(_, k) => k.holds(&text_value(date)),
+                    _ => false,
+                });
+                assert_eq!(ours, sqlite, "{sql} on {date}");
+                if let [Atom::Compare(_, Cmp::Like(p))] = atoms.as_slice() {
+                    assert_eq!(like(p, date), sqlite, "{sql} on {date}");
+                }
+            }
+        }
+    }
+}
