@@ -1150,6 +1150,10 @@ impl<'a> Filling<'a> {
             swept: self.constants.sweep.map(|s| s.round),
         };
         let (row, assigned) = fill.row(inst, alias, &mut self.wrng);
+        // Only against a parent already filled: where references run both ways between two
+        // tables (a reference the golds' joins imply beside the profile's, `Player` ↔
+        // `Player_Attributes`), the table filled first has no parent values to take, and its
+        // witness rows would all be left out (BIRD's item 157 got no attribute row of its day).
         let dangles = (0..row.len()).any(|k| {
             let enforced = schema
                 .foreign_keys
@@ -1157,7 +1161,7 @@ impl<'a> Filling<'a> {
                 .any(|f| f.table == t && f.column == k && f.parent_table != t && f.enforced);
             enforced
                 && !matches!(row[k], Value::Null)
-                && !parents[k].is_some_and(|p| p.iter().any(|v| same_value(v, &row[k])))
+                && parents[k].is_some_and(|p| !p.iter().any(|v| same_value(v, &row[k])))
         });
         (!dangles).then_some((row, assigned))
     }
