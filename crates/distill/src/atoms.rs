@@ -1,11 +1,13 @@
 //! The vocabulary of a gold's conjunction, below the witness that parses and solves it
 //! ([`super::witness`]) and the parents implied by enforced references
 //! ([`super::witness_refs`]): cells (a column of one FROM alias), comparisons with a constant,
-//! atoms, and SQLite's own ordering, text form and `LIKE` of values, by which a comparison holds.
+//! atoms, and SQLite's own ordering, text form and `LIKE` of values, by which a comparison holds;
+//! the comparison and the constant a parsed operator and literal make.
 
 use std::cmp::Ordering;
 
 use rusqlite::types::Value;
+use sqlparser::ast::{BinaryOperator, Value as SqlValue};
 
 /// A column of one FROM alias: (alias, column position in the alias's table).
 pub type Cell = (usize, usize);
@@ -149,6 +151,36 @@ pub fn like_over(p: &str, template: &str) -> Option<String> {
         out.extend(rest);
     }
     Some(out)
+}
+
+/// The comparison `cell op v` (or `v op cell` when `flipped`).
+pub fn cmp(op: &BinaryOperator, v: Value, flipped: bool) -> Option<Cmp> {
+    Some(match (op, flipped) {
+        (BinaryOperator::Eq, _) => Cmp::Eq(v),
+        (BinaryOperator::NotEq, _) => Cmp::Ne(v),
+        (BinaryOperator::Lt, false) | (BinaryOperator::Gt, true) => Cmp::Lt(v),
+        (BinaryOperator::LtEq, false) | (BinaryOperator::GtEq, true) => Cmp::Le(v),
+        (BinaryOperator::Gt, false) | (BinaryOperator::Lt, true) => Cmp::Gt(v),
+        (BinaryOperator::GtEq, false) | (BinaryOperator::LtEq, true) => Cmp::Ge(v),
+        _ => return None,
+    })
+}
+
+/// A literal as a value: a number (an integer where it is one), a quoted string.
+pub fn constant(v: &SqlValue) -> Option<Value> {
+    match v {
+        SqlValue::Number(n, _) => {
+            let n = n.to_string();
+            n.parse::<i64>()
+                .map(Value::Integer)
+                .or_else(|_| n.parse::<f64>().map(Value::Real))
+                .ok()
+        }
+        SqlValue::SingleQuotedString(s) | SqlValue::DoubleQuotedString(s) => {
+            Some(Value::Text(s.clone()))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

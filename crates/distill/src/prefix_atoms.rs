@@ -19,9 +19,7 @@
 //! atom.
 
 use rusqlite::types::Value;
-use sqlparser::ast::{
-    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Value as SqlValue,
-};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
 
 use super::atoms::{Atom, Cell, Cmp};
 
@@ -32,10 +30,11 @@ pub struct Prefix {
     pub len: usize,
 }
 
-/// What the witness knows of a cell: which expression is one, whether it holds text, and the
-/// date layout of its column, if any.
+/// What the witness knows of an expression (a cell, a constant) and of a cell (whether it
+/// holds text, the date layout of its column).
 pub trait Cells {
     fn cell(&self, e: &Expr) -> Option<Cell>;
+    fn constant(&self, e: &Expr) -> Option<Value>;
     fn is_text(&self, cell: Cell) -> bool;
     fn date_layout(&self, cell: Cell) -> Option<&str>;
 }
@@ -51,9 +50,13 @@ pub fn prefix(e: &Expr, cells: &dyn Cells) -> Option<Prefix> {
             ..
         } => {
             let cell = cells.cell(expr)?;
-            (integer(from)? == 1 && cells.is_text(cell)).then_some(())?;
-            let len = usize::try_from(integer(length)?).ok().filter(|&n| n > 0)?;
-            Some(Prefix { cell, len })
+            let (Some(Value::Integer(1)), Some(Value::Integer(len))) =
+                (cells.constant(from), cells.constant(length))
+            else {
+                return None;
+            };
+            let len = usize::try_from(len).ok().filter(|&n| n > 0)?;
+            cells.is_text(cell).then_some(Prefix { cell, len })
         }
         Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("strftime") => {
             let FunctionArguments::List(list) = &f.args else {
@@ -69,7 +72,10 @@ pub fn prefix(e: &Expr, cells: &dyn Cells) -> Option<Prefix> {
             else {
                 return None;
             };
-            let len = match text(format)? {
+            let Some(Value::Text(format)) = cells.constant(format) else {
+                return None;
+            };
+            let len = match format.as_str() {
                 "%Y" => 4,
                 "%Y-%m" => 7,
                 "%Y-%m-%d" => 10,
@@ -86,17 +92,15 @@ pub fn prefix(e: &Expr, cells: &dyn Cells) -> Option<Prefix> {
     }
 }
 
-/// The atoms of `prefix op v` (`v op prefix` when `flipped`).
-pub fn compared(p: Prefix, op: &BinaryOperator, v: &Value, flipped: bool) -> Vec<Atom> {
-    let op = match (op, flipped) {
-        (op, false) => op.clone(),
-        (BinaryOperator::Lt, true) => BinaryOperator::Gt,
-        (BinaryOperator::LtEq, true) => BinaryOperator::GtEq,
-        (BinaryOperator::Gt, true) => BinaryOperator::Lt,
-        (BinaryOperator::GtEq, true) => BinaryOperator::LtEq,
-        (op, true) => op.clone(),
-    };
-    let Value::Text(v) = v else {
+/// The atoms of `prefix k`, the comparison as the witness reads it (constant on the right,
+/// [`super::witness`]'s `cmp`).
+pub fn compared(p: Prefix, k: &Cmp) -> Vec<Atom> {
+    let (Cmp::Eq(Value::Text(v))
+    | Cmp::Ge(Value::Text(v))
+    | Cmp::Lt(Value::Text(v))
+    | Cmp::Gt(Value::Text(v))
+    | Cmp::Le(Value::Text(v))) = k
+    else {
         return Vec::new();
     };
     if v.chars().count() != p.len {
@@ -104,22 +108,22 @@ pub fn compared(p: Prefix, op: &BinaryOperator, v: &Value, flipped: bool) -> Vec
     }
     let at = |k: Cmp| vec![Atom::Compare(p.cell, k)];
     let next = || successor(v).map(Value::Text);
-    match op {
-        BinaryOperator::Eq if !v.contains(['%', '_']) && v.to_lowercase() == v.to_uppercase() => {
+    match k {
+        Cmp::Eq(_) if !v.contains(['%', '_']) && v.to_lowercase() == v.to_uppercase() => {
             at(Cmp::Like(format!("{v}%")))
         }
-        BinaryOperator::GtEq => at(Cmp::Ge(Value::Text(v.clone()))),
-        BinaryOperator::Lt => at(Cmp::Lt(Value::Text(v.clone()))),
-        BinaryOperator::Gt => next().map_or(Vec::new(), |n| at(Cmp::Ge(n))),
-        BinaryOperator::LtEq => next().map_or(Vec::new(), |n| at(Cmp::Lt(n))),
+        Cmp::Ge(_) => at(Cmp::Ge(Value::Text(v.clone()))),
+        Cmp::Lt(_) => at(Cmp::Lt(Value::Text(v.clone()))),
+        Cmp::Gt(_) => next().map_or(Vec::new(), |n| at(Cmp::Ge(n))),
+        Cmp::Le(_) => next().map_or(Vec::new(), |n| at(Cmp::Lt(n))),
         _ => Vec::new(),
     }
 }
 
 /// The atoms of `prefix BETWEEN lo AND hi`.
 pub fn between(p: Prefix, lo: &Value, hi: &Value) -> Vec<Atom> {
-    let low = compared(p, &BinaryOperator::GtEq, lo, false);
-    let high = compared(p, &BinaryOperator::LtEq, hi, false);
+    let low = compared(p, &Cmp::Ge(lo.clone()));
+    let high = compared(p, &Cmp::Le(hi.clone()));
     if low.is_empty() || high.is_empty() {
         return Vec::new();
     }
@@ -144,31 +148,11 @@ fn successor(v: &str) -> Option<String> {
     None
 }
 
-fn integer(e: &Expr) -> Option<i64> {
-    match e {
-        Expr::Value(v) => match &v.value {
-            SqlValue::Number(n, _) => n.parse().ok(),
-            _ => None,
-        },
-        Expr::Nested(inner) => integer(inner),
-        _ => None,
-    }
-}
-
-fn text(e: &Expr) -> Option<&str> {
-    match e {
-        Expr::Value(v) => match &v.value {
-            SqlValue::SingleQuotedString(s) => Some(s),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::atoms::like;
+    use crate::atoms::{cmp, constant};
     use sqlparser::dialect::SQLiteDialect;
     use sqlparser::parser::Parser;
 
@@ -180,6 +164,12 @@ mod tests {
             match e {
                 Expr::Identifier(id) if id.value == "x" => Some((0, 0)),
                 Expr::Identifier(id) if id.value == "n" => Some((0, 1)),
+                _ => None,
+            }
+        }
+        fn constant(&self, e: &Expr) -> Option<Value> {
+            match e {
+                Expr::Value(v) => constant(&v.value),
                 _ => None,
             }
         }
@@ -203,12 +193,13 @@ mod tests {
         let Expr::BinaryOp { left, op, right } = expr(sql) else {
             panic!("{sql}: not a comparison")
         };
-        let text = |e: &Expr| text(e).map(|s| Value::Text(s.to_owned()));
-        match (prefix(&left, &OneTable), prefix(&right, &OneTable)) {
-            (Some(p), None) => text(&right).map_or(Vec::new(), |v| compared(p, &op, &v, false)),
-            (None, Some(p)) => text(&left).map_or(Vec::new(), |v| compared(p, &op, &v, true)),
-            _ => Vec::new(),
-        }
+        let (p, v, flipped) = match (prefix(&left, &OneTable), prefix(&right, &OneTable)) {
+            (Some(p), None) => (p, OneTable.constant(&right), false),
+            (None, Some(p)) => (p, OneTable.constant(&left), true),
+            _ => return Vec::new(),
+        };
+        v.and_then(|v| cmp(&op, v, flipped))
+            .map_or(Vec::new(), |k| compared(p, &k))
     }
 
     fn text_value(s: &str) -> Value {
@@ -266,9 +257,9 @@ mod tests {
             panic!("not a BETWEEN")
         };
         let p = prefix(&e, &OneTable).expect("a prefix");
-        let (lo, hi) = (text(&low).expect("text"), text(&high).expect("text"));
+        let (lo, hi) = (OneTable.constant(&low), OneTable.constant(&high));
         assert_eq!(
-            between(p, &text_value(lo), &text_value(hi)),
+            between(p, &lo.expect("a constant"), &hi.expect("a constant")),
             vec![
                 on(Cmp::Ge(text_value("2009"))),
                 on(Cmp::Lt(text_value("2011")))

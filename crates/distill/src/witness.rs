@@ -30,12 +30,12 @@ use rusqlite::types::Value;
 use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
     JoinConstraint, JoinOperator, OrderBy, OrderByKind, Query, Select, SelectItem, SetExpr,
-    Statement, TableFactor, UnaryOperator, Value as SqlValue,
+    Statement, TableFactor, UnaryOperator,
 };
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::parser::Parser;
 
-use super::atoms::{compare, like_over, Atom, Cell, Cmp};
+use super::atoms::{cmp, compare, constant, like_over, Atom, Cell, Cmp};
 use super::neighbors::AGGREGATES;
 use super::prefix_atoms::{between, compared, prefix, Cells};
 use super::schema::{ColumnKind, SuiteSchema};
@@ -1352,6 +1352,10 @@ impl Cells for Resolver<'_> {
         Resolver::cell(self, e)
     }
 
+    fn constant(&self, e: &Expr) -> Option<Value> {
+        Resolver::constant(self, e)
+    }
+
     fn is_text(&self, (alias, k): Cell) -> bool {
         let column = &self.schema.tables[self.aliases[alias]].columns[k];
         matches!(column.kind, ColumnKind::Text | ColumnKind::Time)
@@ -1513,11 +1517,13 @@ impl Resolver<'_> {
                     (Some(l), Some(r)) => (l, r),
                     (None, Some(Operand::Constant(v))) => {
                         return prefix(left, self)
-                            .map_or(Vec::new(), |p| compared(p, op, &v, false))
+                            .zip(cmp(op, v, false))
+                            .map_or(Vec::new(), |(p, k)| compared(p, &k));
                     }
                     (Some(Operand::Constant(v)), None) => {
                         return prefix(right, self)
-                            .map_or(Vec::new(), |p| compared(p, op, &v, true))
+                            .zip(cmp(op, v, true))
+                            .map_or(Vec::new(), |(p, k)| compared(p, &k));
                     }
                     _ => return Vec::new(),
                 };
@@ -1599,19 +1605,6 @@ impl Resolver<'_> {
     }
 }
 
-/// The comparison `cell op v` (or `v op cell` when `flipped`).
-fn cmp(op: &BinaryOperator, v: Value, flipped: bool) -> Option<Cmp> {
-    Some(match (op, flipped) {
-        (BinaryOperator::Eq, _) => Cmp::Eq(v),
-        (BinaryOperator::NotEq, _) => Cmp::Ne(v),
-        (BinaryOperator::Lt, false) | (BinaryOperator::Gt, true) => Cmp::Lt(v),
-        (BinaryOperator::LtEq, false) | (BinaryOperator::GtEq, true) => Cmp::Le(v),
-        (BinaryOperator::Gt, false) | (BinaryOperator::Lt, true) => Cmp::Gt(v),
-        (BinaryOperator::GtEq, false) | (BinaryOperator::LtEq, true) => Cmp::Ge(v),
-        _ => return None,
-    })
-}
-
 /// `l op r` for numeric constants and `+`, `-`, `*`, as SQLite computes it (integers stay
 /// integers unless they overflow).
 pub fn fold(l: &Value, op: &BinaryOperator, r: &Value) -> Option<Value> {
@@ -1637,22 +1630,6 @@ pub fn fold(l: &Value, op: &BinaryOperator, r: &Value) -> Option<Value> {
                 _ => None,
             }
             .map(Value::Real)
-        }
-        _ => None,
-    }
-}
-
-fn constant(v: &SqlValue) -> Option<Value> {
-    match v {
-        SqlValue::Number(n, _) => {
-            let n = n.to_string();
-            n.parse::<i64>()
-                .map(Value::Integer)
-                .or_else(|_| n.parse::<f64>().map(Value::Real))
-                .ok()
-        }
-        SqlValue::SingleQuotedString(s) | SqlValue::DoubleQuotedString(s) => {
-            Some(Value::Text(s.clone()))
         }
         _ => None,
     }

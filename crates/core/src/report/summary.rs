@@ -345,7 +345,7 @@ impl Disagreement {
         Some(d)
     }
 
-    /// `ex and exec disagree on 3 items: correct under ex only 4, 17; under exec only 9`.
+    /// `ex and exec disagree on 3 items: correct under ex only: 4, 17; under exec only: 9`.
     pub fn render(&self) -> String {
         let list = |v: &[usize]| {
             if v.is_empty() {

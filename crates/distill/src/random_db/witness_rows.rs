@@ -400,17 +400,24 @@ mod implied_parents {
     use crate::random_db::{in_memory, Constants};
     use crate::schema::ForeignKey;
 
+    /// An enforced reference from column `(table, column)` to `(parent_table, parent_column)`.
+    fn enforced(from: (usize, usize), to: (usize, usize), source: ReferenceOrigin) -> ForeignKey {
+        ForeignKey {
+            table: from.0,
+            column: from.1,
+            parent_table: to.0,
+            parent_column: to.1,
+            source,
+            enforced: true,
+        }
+    }
+
     /// `academic` with `PUBLICATION.JID` → `JOURNAL.JID` enforced.
     fn referenced() -> SuiteSchema {
         let mut schema = academic();
-        schema.foreign_keys.push(ForeignKey {
-            table: 2,
-            column: 2,
-            parent_table: 1,
-            parent_column: 0,
-            source: ReferenceOrigin::Declared,
-            enforced: true,
-        });
+        schema
+            .foreign_keys
+            .push(enforced((2, 2), (1, 0), ReferenceOrigin::Declared));
         schema
     }
 
@@ -450,14 +457,9 @@ mod implied_parents {
     #[test]
     fn references_both_ways_keep_the_witness_rows() {
         let mut schema = referenced();
-        schema.foreign_keys.push(ForeignKey {
-            table: 1,
-            column: 0,
-            parent_table: 2,
-            parent_column: 2,
-            source: ReferenceOrigin::Golds,
-            enforced: true,
-        });
+        schema
+            .foreign_keys
+            .push(enforced((1, 0), (2, 2), ReferenceOrigin::Golds));
         let gold = r#"SELECT P.TITLE FROM PUBLICATION AS P JOIN JOURNAL AS J ON P.JID = J.JID WHERE J.NAME = 'PVLDB' AND P.YEAR = 1999"#;
         let held = holds(&schema, gold);
         // 40 of 40; 22 when the first table's witness rows were left out.
