@@ -138,6 +138,16 @@ pub struct BenchArgs {
     /// …plus this many times its gold's steps, per database.
     #[arg(long, default_value_t = 100)]
     pub budget_multiplier: u64,
+    /// A BIRD manifest: time its EX and Soft-F1 against BIRD's own scripts in this
+    /// `evaluation/` directory (`.ci/bird-reference` installs them and prints the options).
+    #[arg(long)]
+    pub reference: Option<PathBuf>,
+    /// The Python that runs `--reference`'s scripts.
+    #[arg(long, default_value = "python3")]
+    pub python: PathBuf,
+    /// With `--reference`: the suite databases per schema both sides run on (1 … this).
+    #[arg(long, default_value_t = 3)]
+    pub databases: usize,
 }
 
 impl BenchArgs {

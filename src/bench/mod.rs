@@ -1,6 +1,7 @@
 //! `sqlsuite bench`: a full evaluation of every prediction set, timed against a baseline
 //! measured in the same run. Which benchmark runs depends on the manifest's metrics:
 //!
+//! * `--reference` (a BIRD manifest): [`bird`], EX and Soft-F1 against BIRD's own scripts;
 //! * `bleu` (SQL-to-text): [`bleu`], scoring against tokenizing only;
 //! * `sqleval`: [`sqleval`], against a plain client of the manifest's engine;
 //! * otherwise: [`exec`], execution accuracy against raw SQLite ([`raw`]), with a
@@ -8,6 +9,7 @@
 //!
 //! Every timed pass of the evaluation is one [`pass`].
 
+mod bird;
 mod bleu;
 mod exec;
 mod pass;
@@ -26,6 +28,14 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // The benchmark measures execution: a manifest's [cache] dir, which may serve golds from
     // disk, is ignored.
     loaded.cache = None;
+    if let Some(scripts) = &args.reference {
+        let reference = bird::Reference {
+            scripts,
+            python: &args.python,
+            databases: args.databases.max(1),
+        };
+        return bird::run(loaded, &reference);
+    }
     let enabled: Vec<&str> = sqlsuite::registry::compose(&loaded)?
         .metrics
         .iter()

@@ -1278,3 +1278,116 @@ fn the_journal_may_be_given_with_an_equals_sign() {
         .count();
     assert_eq!(finished, 20);
 }
+
+/// Stand-ins for BIRD's `evaluation_ex.py` / `evaluation_f1.py`: the reference's command-line
+/// options (argparse rejects any other), its database layout and gold file, a real set
+/// comparison, and a log line in its format. `SHIFT` is added to the Soft-F1 total.
+const FAKE_SCRIPT: &str = r#"import argparse, json, sqlite3, sys
+p = argparse.ArgumentParser()
+for o in ["--predicted_sql_path", "--ground_truth_path", "--db_root_path", "--diff_json_path",
+          "--sql_dialect", "--output_log_path"]:
+    p.add_argument(o, type=str, required=True)
+p.add_argument("--num_cpus", type=int, required=True)
+p.add_argument("--meta_time_out", type=float, required=True)
+a = p.parse_args()
+preds = [v.split("\t----- bird -----\t")[0] for v in json.load(open(a.predicted_sql_path)).values()]
+golds = [l.rstrip("\n").split("\t") for l in open(a.ground_truth_path)]
+assert len(open(a.diff_json_path).readlines()) == len(golds)
+res = []
+for pred, (gold, db) in zip(preds, golds):
+    c = sqlite3.connect(a.db_root_path + db + "/" + db + ".sqlite")
+    try:
+        res.append(int(set(c.execute(pred).fetchall()) == set(c.execute(gold).fetchall())))
+    except Exception:
+        res.append(0)
+total = 100 * sum(res) / len(res) + SHIFT
+with open(a.output_log_path, "a") as f:
+    f.write("{:20} {:<20.2f} {:<20.2f} {:<20.2f} {:<20.2f}\n".format(METRIC, 0, 0, 0, total))
+"#;
+
+#[test]
+fn bench_against_birds_scripts_runs_them_on_each_suite_database_and_compares_totals() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        println!("skipped: no python3 to run the stand-in scripts");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("suite/x")).unwrap();
+    // Two suite databases; on the second, the prediction of item 1 is right by chance. (The
+    // stand-in's Soft-F1 is its EX: predictions either equal to the gold's rows or sharing no
+    // value with them, where the two are equal.)
+    for (k, rows) in [(1, "(1), (2), (3)"), (2, "(1), (2), (3), (4), (5)")] {
+        let c = rusqlite::Connection::open(d.join(format!("suite/x/x_{k}.sqlite"))).unwrap();
+        c.execute_batch(&format!(
+            "CREATE TABLE t (a INTEGER); INSERT INTO t VALUES {rows};"
+        ))
+        .unwrap();
+    }
+    let gold = serde_json::json!([
+        {"question_id": 0, "db_id": "x", "question": "q0", "evidence": "", "SQL": "SELECT a FROM t", "difficulty": "simple"},
+        {"question_id": 1, "db_id": "x", "question": "q1", "evidence": "", "SQL": "SELECT COUNT(*) FROM t", "difficulty": "moderate"},
+    ]);
+    std::fs::write(d.join("gold.json"), gold.to_string()).unwrap();
+    let predictions = serde_json::json!({
+        "0": "SELECT a FROM t\t----- bird -----\tx",
+        "1": "SELECT 5\t----- bird -----\tx",
+    });
+    std::fs::write(d.join("p.json"), predictions.to_string()).unwrap();
+    std::fs::write(
+        d.join("bird.toml"),
+        format!(
+            "[dataset]\nname = \"b\"\nformat = \"bird\"\ngold = \"{0}/gold.json\"\n\n\
+             [databases]\npath = \"{0}/suite/{{db_id}}/*.sqlite\"\n\n\
+             [[predictions]]\nname = \"p\"\nfile = \"{0}/p.json\"\n\n[metrics.ex]\n",
+            d.display()
+        ),
+    )
+    .unwrap();
+    let run = |shift: &str| {
+        let scripts = d.join(format!("scripts{shift}"));
+        std::fs::create_dir_all(&scripts).unwrap();
+        for (file, metric, add) in [
+            ("evaluation_ex.py", "EX", "0"),
+            ("evaluation_f1.py", "Soft-F1", shift),
+        ] {
+            let text = FAKE_SCRIPT
+                .replace("SHIFT", add)
+                .replace("METRIC", &format!("{metric:?}"));
+            std::fs::write(scripts.join(file), text).unwrap();
+        }
+        let manifest = d.join("bird.toml");
+        let out = sqlsuite(&[
+            "bench",
+            manifest.to_str().unwrap(),
+            "--reference",
+            scripts.to_str().unwrap(),
+            "--databases",
+            "2",
+            "--jobs",
+            "2",
+        ]);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+        stdout
+    };
+    let agreeing = run("0");
+    for expected in [
+        "bench b: 1 prediction sets × 2 items, on database 1 … 2 of each schema's suite",
+        "database 1: BIRD's scripts ",
+        "database 2: BIRD's scripts ",
+        "totals equal as the reference prints them: 2 of 2 (set, database) pairs",
+    ] {
+        assert!(agreeing.contains(expected), "{expected}:\n{agreeing}");
+    }
+    assert!(!agreeing.contains("differs"), "{agreeing}");
+    let off = run("1");
+    assert!(
+        off.contains("totals equal as the reference prints them: 0 of 2"),
+        "{off}"
+    );
+    assert!(
+        off.contains("differs: database 2, p: BIRD's scripts EX 100.00 Soft-F1 101.00, sqlsuite EX 100.00 Soft-F1 100.00"),
+        "{off}"
+    );
+}
