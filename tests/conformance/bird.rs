@@ -14,6 +14,10 @@
 //! * `bird::deterministic`: the 13 sets under all four metrics on database 1 of each suite,
 //!   `sqlsuite eval --format jsonl` with one worker, two, and two on busy cores: byte-identical
 //!   output, R-VES included (it counts SQLite steps, not time);
+//! * `bird::extraction`: the 31 published prediction files (all three dialects) read with
+//!   `extract = "answer"`: every answer with a fence gives SQL without one, every other answer is
+//!   left as written, and the counts per file are printed (spec/bird.md, "Answers as models
+//!   write them");
 //! * `bird::fixture`: the project's hand-checked predictions (`tests/fixtures/bird_equivalences.tsv`)
 //!   under the strict `exec` on the suites: every equivalent correct, every control wrong, every
 //!   control listed as `missed` still correct (the list of what the suites miss stays exact).
@@ -34,6 +38,7 @@ use libtest_mimic::{Failed, Trial};
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 
 use sqlsuite::backend::sqlite::Sqlite;
+use sqlsuite::dataset::extract::{extract, Rule};
 use sqlsuite::dataset::{DatabaseLocator, Item};
 use sqlsuite::executor::Executor;
 use sqlsuite::metric::exec::{Exec, ExecOptions};
@@ -83,6 +88,7 @@ pub fn trials() -> Trials {
             "bird::suite_sample::golds_right",
             "bird::reference::database_1",
             "bird::deterministic",
+            "bird::extraction",
             "bird::fixture",
         ];
         return (
@@ -115,6 +121,8 @@ pub fn trials() -> Trials {
     list.push(Trial::test("bird::deterministic", move || {
         deterministic(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
     }));
+    let m = manifest.clone();
+    list.push(Trial::test("bird::extraction", move || extraction(&m)));
     let (m, s) = (manifest, suite);
     list.push(Trial::test("bird::fixture", move || {
         fixture(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
@@ -163,6 +171,62 @@ fn keyed_in_order(manifest: &Manifest) -> Result<(), Failed> {
         items.len() - 1
     );
     Ok(())
+}
+
+/// Every published prediction file (BIRD's JSON, all dialects) read with `extract = "answer"`.
+fn extraction(manifest: &Manifest) -> Result<(), Failed> {
+    let dir = manifest
+        .predictions
+        .first()
+        .and_then(|p| p.file.parent())
+        .ok_or("datasets/bird.toml names no prediction file")?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut problems = Vec::new();
+    let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
+    for file in &files {
+        let answers: BTreeMap<String, String> =
+            serde_json::from_str(&std::fs::read_to_string(file)?)?;
+        let mut found: BTreeMap<&str, usize> = BTreeMap::new();
+        for (key, value) in &answers {
+            let answer = value.split("\t----- bird -----\t").next().unwrap_or(value);
+            let fenced = answer.contains("```");
+            match extract(Rule::Answer, answer) {
+                Some((sql, taken)) => {
+                    *found.entry(taken.found).or_default() += 1;
+                    if sql.contains("```") || sql.is_empty() || !fenced {
+                        problems.push(format!("{}[{key}]: took {sql:?}", file.display()));
+                    }
+                }
+                None if fenced => {
+                    problems.push(format!("{}[{key}]: a fence left in place", file.display()));
+                }
+                None => *found.entry("as written").or_default() += 1,
+            }
+        }
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        if found.len() > 1 {
+            println!("bird extraction: {name}: {found:?}");
+        }
+        for (k, v) in found {
+            *totals.entry(k).or_default() += v;
+        }
+    }
+    println!("bird extraction: {} files: {totals:?}", files.len());
+    if files.len() != 31 {
+        problems.push(format!(
+            "{} prediction files in {}, not 31",
+            files.len(),
+            dir.display()
+        ));
+    }
+    all_right(problems)
 }
 
 /// The suites checked: the sample, distilled here, or every schema's (`SQLSUITE_BIRD_SUITE`).

@@ -1253,6 +1253,7 @@ fn predictions(format: &'static str, gold_name: &str, gold: &str, dir: &Path) ->
             name: "fuzz".into(),
             file: path.to_path_buf(),
             column: None,
+            extract: None,
         };
         (entry.read_predictions)(&p, &inputs, &items)
             .map(|_| ())

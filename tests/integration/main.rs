@@ -1,5 +1,6 @@
 //! The project's integration tests, in one test binary (`cargo test --test integration`):
-//! the command line end to end ([`cli`]), trials as libtest sees them ([`trials`]), provenance
+//! the command line end to end ([`cli`]), answers as language models write them
+//! ([`extraction`]), trials as libtest sees them ([`trials`]), provenance
 //! in snapshots ([`provenance`]), BLEU against sacreBLEU ([`bleu`]), a metric added from
 //! outside the core in one file and one registry line ([`registry`]), and the architecture
 //! rules crate boundaries do not enforce ([`architecture`]).
@@ -7,6 +8,7 @@
 mod architecture;
 mod bleu;
 mod cli;
+mod extraction;
 mod provenance;
 mod registry;
 mod trials;

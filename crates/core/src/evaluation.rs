@@ -294,6 +294,7 @@ impl Evaluation {
             name: predictions.name.clone(),
             file: predictions.file.clone(),
             predictions: predictions.queries.clone(),
+            extracted: predictions.extracted.clone(),
             results,
             corpus,
         }

@@ -10,6 +10,7 @@
 //! error here: it is recorded in the manifest's list of missing inputs, and the registry decides, once every
 //! section is validated, whether the dataset is unavailable or the manifest wrong.
 
+use crate::dataset::extract::Rule;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
@@ -118,6 +119,8 @@ struct RawPredictions {
     file: Spanned<String>,
     #[serde(default)]
     column: Option<Spanned<String>>,
+    #[serde(default)]
+    extract: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -211,6 +214,9 @@ pub struct PredictionFile {
     /// For table-shaped prediction files (CSV/TSV, JSON lines): the field holding the query,
     /// and where the manifest says so.
     pub column: Option<Spanned<String>>,
+    /// How the SQL is taken out of each answer, for answers as language models write them
+    /// ([`crate::dataset::extract`]); `None`: each prediction is judged as written.
+    pub extract: Option<Rule>,
 }
 
 /// A loaded manifest: its common sections validated, the others named and located.
@@ -427,10 +433,20 @@ fn prediction_files(
             Some(c) => Some(Spanned::new(c.span(), cx.string(c).map_err(invalid)?)),
             None => None,
         };
+        let extract = match &p.extract {
+            Some(e) => Some(
+                cx.string(e)
+                    .map_err(invalid)?
+                    .parse::<Rule>()
+                    .map_err(|why| invalid(cx.error(e.span(), why)))?,
+            ),
+            None => None,
+        };
         predictions.push(PredictionFile {
             name: pname,
             file,
             column,
+            extract,
         });
     }
     Ok(predictions)

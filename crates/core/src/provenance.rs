@@ -77,6 +77,8 @@ pub struct Provenance {
     pub tables: Option<FileDigest>,
     /// Per prediction set, in the manifest's order.
     pub predictions: Vec<FileDigest>,
+    /// Per prediction set, its extraction rule (`[[predictions]] extract`), if any.
+    pub extract: Vec<Option<String>>,
     /// `None` without `[databases]`.
     pub databases: Option<DatabaseDigest>,
     /// Each enabled metric's options.
@@ -100,6 +102,9 @@ pub struct SetProvenance<'a> {
     pub tables: Option<&'a FileDigest>,
     /// This set's prediction file.
     pub predictions: &'a FileDigest,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    /// How the SQL was taken out of each answer (`[[predictions]] extract`).
+    pub extract: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The databases.
     pub databases: Option<&'a DatabaseDigest>,
@@ -181,6 +186,11 @@ impl Provenance {
                 .iter()
                 .map(|p| digest(&p.file))
                 .collect(),
+            extract: manifest
+                .predictions
+                .iter()
+                .map(|p| p.extract.map(|r| r.to_string()))
+                .collect(),
             databases: database_digest,
             metrics,
         }
@@ -195,6 +205,7 @@ impl Provenance {
             gold: &self.gold,
             tables: self.tables.as_ref(),
             predictions: &self.predictions[set],
+            extract: self.extract.get(set).and_then(|e| e.as_deref()),
             databases: self.databases.as_ref(),
             metrics: &self.metrics,
         }
@@ -227,6 +238,9 @@ impl SetProvenance<'_> {
             file(&mut out, "tables", t);
         }
         file(&mut out, "predictions", self.predictions);
+        if let Some(rule) = self.extract {
+            let _ = writeln!(out, "  extract: {rule}");
+        }
         match self.databases {
             Some(DatabaseDigest::Files { sha256, files }) => {
                 let unit = if files.len() == 1 { "file" } else { "files" };

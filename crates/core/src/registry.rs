@@ -432,6 +432,7 @@ fn inputs(manifest: &Manifest) -> Inputs {
                 name: p.name.clone(),
                 file: p.file.clone(),
                 column: p.column.as_ref().map(|c| c.get_ref().clone()),
+                extract: p.extract,
             })
             .collect(),
     }

@@ -82,8 +82,10 @@ pub struct SetRun {
     pub name: String,
     /// The prediction file.
     pub file: PathBuf,
-    /// One prediction per item.
+    /// One prediction per item (the SQL judged).
     pub predictions: Vec<String>,
+    /// Per item, what the set's extraction rule took out of the answer, and from where.
+    pub extracted: Vec<Option<crate::dataset::extract::Extracted>>,
     /// One result per item.
     pub results: Vec<ItemResult>,
     /// Per metric that computes corpus scores.

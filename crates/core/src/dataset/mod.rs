@@ -5,6 +5,8 @@
 pub mod bird;
 pub mod classical;
 
+pub mod extract;
+
 pub mod interactions;
 
 pub mod predictions;
@@ -80,6 +82,8 @@ pub struct PredictionInput {
     pub file: PathBuf,
     /// For table-shaped prediction files: the field holding the query.
     pub column: Option<String>,
+    /// How the SQL is taken out of each answer (`[[predictions]] extract`).
+    pub extract: Option<extract::Rule>,
 }
 
 /// `unit` for files with one prediction per line.
@@ -184,8 +188,11 @@ pub struct PredictionSet {
     pub name: String,
     /// The prediction file.
     pub file: PathBuf,
-    /// One prediction per item, as the file has it.
+    /// One prediction per item: as the file has it, or the SQL the set's extraction rule
+    /// took out of it.
     pub queries: Vec<String>,
+    /// Per item, what the extraction rule took and from where (`None`: judged as written).
+    pub extracted: Vec<Option<extract::Extracted>>,
 }
 
 /// A loaded dataset: items, prediction sets and where each item's databases are.
@@ -300,7 +307,7 @@ impl Dataset {
         let items = subset((format.read_gold)(inputs)?, inputs)?;
         let mut sets = Vec::new();
         for p in &inputs.predictions {
-            let queries = (format.read_predictions)(p, inputs, &items)?;
+            let mut queries = (format.read_predictions)(p, inputs, &items)?;
             if queries.len() != items.len() {
                 return Err(DatasetError::CountMismatch {
                     prediction_file: p.file.clone(),
@@ -310,10 +317,22 @@ impl Dataset {
                     gold: items.len(),
                 });
             }
+            let extracted = match p.extract {
+                Some(rule) => queries
+                    .iter_mut()
+                    .map(|q| {
+                        let (sql, taken) = extract::extract(rule, q)?;
+                        *q = sql;
+                        Some(taken)
+                    })
+                    .collect(),
+                None => vec![None; queries.len()],
+            };
             sets.push(PredictionSet {
                 name: p.name.clone(),
                 file: p.file.clone(),
                 queries,
+                extracted,
             });
         }
         let databases = if let Some(naming) = databases {

@@ -10,12 +10,17 @@
 //! "prediction":6000}` (no `prediction` where it stopped at the time limit or the gold's row
 //! count; [`crate::metric::Steps`]).
 //!
+//! A set read with an extraction rule (`[[predictions]] extract`) adds, where the rule took
+//! the SQL out of the answer, how and from which lines: `"extracted":{"found":"fence",
+//! "lines":[2,4]}`.
+//!
 //! Each prediction set's lines start with one line of provenance (it has no `index`):
 //! `{"dataset":"spider","predictions":"dev_1","provenance":{"sqlsuite":"0.1.0",…}}`
 //! ([`crate::provenance`]).
 
 use serde::Serialize;
 
+use crate::dataset::extract::Extracted;
 use crate::metric::{Status, Steps};
 use crate::provenance::SetProvenance;
 use crate::run::{Run, SetRun};
@@ -43,6 +48,8 @@ struct Line<'a> {
     gold_flags: &'a [&'static str],
     #[serde(skip_serializing_if = "Option::is_none")]
     steps: Option<Steps>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extracted: Option<Extracted>,
 }
 
 /// The lines of one prediction set, its provenance first.
@@ -54,7 +61,7 @@ pub fn lines(run: &Run, set: &SetRun) -> Vec<String> {
     };
     // Serialising strings, numbers and TOML values cannot fail.
     let mut out = vec![serde_json::to_string(&provenance).unwrap_or_default()];
-    for (item, result) in run.items.iter().zip(&set.results) {
+    for ((item, result), extracted) in run.items.iter().zip(&set.results).zip(&set.extracted) {
         for (metric, v) in &result.verdicts {
             let line = Line {
                 dataset: &run.dataset,
@@ -72,6 +79,7 @@ pub fn lines(run: &Run, set: &SetRun) -> Vec<String> {
                     .collect(),
                 gold_flags: &v.gold_flags,
                 steps: v.steps,
+                extracted: *extracted,
             };
             // Serialising plain strings and numbers cannot fail.
             out.push(serde_json::to_string(&line).unwrap_or_default());
