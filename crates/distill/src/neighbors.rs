@@ -12,10 +12,13 @@ use serde::Serialize;
 
 use sqlsuite::sql_tokens::{quote, splice, tokenize, Token, TokenKind};
 
+mod count_case;
+mod edit_alike;
 mod equivalents;
 mod extremum;
 mod from_clause;
 mod restated;
+mod unread;
 
 /// Which change made a neighbor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -115,6 +118,8 @@ pub struct ColumnFacts {
     /// The references generated data respects: (table, column) → (parent table, parent
     /// column), by position.
     pub references: Vec<((usize, usize), (usize, usize))>,
+    /// The date layout every value of the column has (the constraints' `format`), if any.
+    pub formats: Vec<Vec<Option<String>>>,
 }
 
 impl ColumnFacts {
@@ -590,15 +595,22 @@ pub fn neighbors(
     } = edits;
     span_and_column_edits(&q, tables, facts, &aliases, &many_conjunct_spans, &mut out);
     // The gold and its known rewrites (`equivalents`) are no neighbors; nor, where every row
-    // of the answer is the same, is an edit of the ORDER BY alone.
+    // of the answer is the same, is an edit of the ORDER BY alone; nor is an edit that cannot
+    // change the answer where it stands (`edit_alike`).
     let mut seen = q.equivalents(tables, facts, &aliases);
     seen.insert(normalize(gold));
     let unordered = q.rows_alike().then(|| q.without_order_by());
+    let schema = edit_alike::Schema {
+        tables,
+        facts,
+        aliases: &aliases,
+    };
     out.retain(|n| {
         seen.insert(normalize(&n.sql))
             && unordered
                 .as_ref()
                 .is_none_or(|gold| Query::new(&n.sql).without_order_by() != *gold)
+            && !q.edit_answers_alike(&n.sql, &schema)
     });
     out
 }
@@ -1747,6 +1759,7 @@ mod tests {
             unique: vec![vec![true, true, false, false], vec![true, false, false]],
             numeric: vec![vec![false, false, true, false], vec![false, false, true]],
             references: Vec::new(),
+            formats: Vec::new(),
         }
     }
 

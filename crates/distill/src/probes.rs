@@ -249,6 +249,7 @@ mod tests {
             unique: vec![vec![true, false, false], vec![false, false]],
             numeric: Vec::new(),
             references: Vec::new(),
+            formats: Vec::new(),
         }
     }
 

@@ -623,6 +623,11 @@ impl SuiteSchema {
                 .filter(|f| f.enforced)
                 .map(|f| ((f.table, f.column), (f.parent_table, f.parent_column)))
                 .collect(),
+            formats: self
+                .tables
+                .iter()
+                .map(|t| t.columns.iter().map(|c| c.rules.format.clone()).collect())
+                .collect(),
         }
     }
 

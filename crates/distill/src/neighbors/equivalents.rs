@@ -346,6 +346,7 @@ mod tests {
             unique: vec![vec![true, false, false, false], vec![true, false, false]],
             numeric: Vec::new(),
             references: vec![((1, 1), (0, 0))],
+            formats: Vec::new(),
         }
     }
 

@@ -1,0 +1,155 @@
+//! A derived table's column the outer query never reads ([`super::edit_alike`]):
+//! `SELECT date FROM ( SELECT t2.crossing, t2.date FROM … )` (BIRD's item 159) answers alike
+//! whatever column stands where `crossing` does, or without it. Only where the derived table
+//! keeps every row whatever its columns are (no `DISTINCT`, no set operation, no `ORDER BY` or
+//! `GROUP BY` by position), the item is a plain column `[X .] c` without an alias, and neither
+//! its name nor the new one is a word of the outer query, which reads no `*` (other than
+//! `COUNT(*)`).
+
+use std::collections::BTreeSet;
+
+use super::edit_alike::Edit;
+use super::{unquote_ident, Query, CLAUSE_WORDS};
+use sqlsuite::sql_tokens::{Token, TokenKind};
+
+impl Query<'_> {
+    /// True if `edit` (which makes `neighbor`) replaces or drops a column of a derived table's
+    /// select list that the outer query never reads (module doc).
+    pub(super) fn unread_column(&self, edit: &Edit, neighbor: &[Token]) -> bool {
+        let Some((open, close)) = self.derived_table_around(edit) else {
+            return false;
+        };
+        let outer = self.outer_words(open, close);
+        let Some(outer) = outer else {
+            return false;
+        };
+        let select = open + 1;
+        let end = self.clause_end(select, CLAUSE_WORDS);
+        let items = self.comma_items(select + 1, end);
+        let plain = |&(a, b): &(usize, usize)| {
+            let shape = b == a + 1 || (b == a + 3 && self.toks[a + 1].is_symbol("."));
+            let c = b - 1;
+            shape
+                && self.toks[c].kind == TokenKind::Word
+                && !self.is_keyword(c)
+                && !outer.contains(&unquote_ident(&self.toks[c].text).to_lowercase())
+        };
+        let swapped = items.iter().any(|&(a, b)| {
+            plain(&(a, b))
+                && (edit.from, edit.to) == (b - 1, b)
+                && edit.new_word().is_some_and(|w| !outer.contains(&w))
+        });
+        let dropped = items.len() > 1
+            && items.iter().enumerate().any(|(k, &(a, b))| {
+                // The item with the comma after it (the last one: before it).
+                let (x, y) = if k + 1 < items.len() {
+                    (a, b + 1)
+                } else {
+                    (a - 1, b)
+                };
+                plain(&(a, b)) && self.same_without(x, y, neighbor)
+            });
+        swapped || dropped
+    }
+
+    /// The derived table (`FROM ( SELECT …` or `JOIN ( SELECT …`) whose select list holds all
+    /// of `edit`, if it keeps every row whatever its columns: its `(` and `)`.
+    fn derived_table_around(&self, edit: &Edit) -> Option<(usize, usize)> {
+        let open = (1..edit.from).rev().find(|&o| {
+            self.toks[o].is_symbol("(")
+                && self.toks.get(o + 1).is_some_and(|t| t.is_word("select"))
+                && (self.toks[o - 1].is_word("from") || self.toks[o - 1].is_word("join"))
+                && self.partner(o).is_some_and(|c| edit.to < c)
+        })?;
+        let close = self.partner(open)?;
+        let select = open + 1;
+        if edit.to > self.clause_end(select, CLAUSE_WORDS)
+            || self
+                .toks
+                .get(select + 1)
+                .is_some_and(|t| t.is_word("distinct"))
+        {
+            return None;
+        }
+        let d = self.depth[select];
+        let at_depth = |j: &usize| self.depth[*j] == d;
+        let set_operation = (select..close).filter(at_depth).any(|j| {
+            ["union", "intersect", "except"]
+                .iter()
+                .any(|w| self.toks[j].is_word(w))
+        });
+        let by_position = (select..close).filter(at_depth).any(|j| {
+            self.toks[j].kind == TokenKind::Int
+                && (self.toks[j - 1].is_word("by") || self.toks[j - 1].is_symbol(","))
+        });
+        (!set_operation && !by_position).then_some((open, close))
+    }
+
+    /// The words (unquoted, lower case) of the query outside `open..=close`, or `None` where
+    /// it reads a `*` there other than `COUNT(*)`.
+    fn outer_words(&self, open: usize, close: usize) -> Option<BTreeSet<String>> {
+        let mut words = BTreeSet::new();
+        for (j, t) in self.toks.iter().enumerate() {
+            if (open..=close).contains(&j) {
+                continue;
+            }
+            if t.is_symbol("*") {
+                let counted =
+                    j >= 2 && self.toks[j - 1].is_symbol("(") && self.toks[j - 2].is_word("count");
+                if !counted {
+                    return None;
+                }
+            }
+            if t.kind == TokenKind::Word {
+                words.insert(unquote_ident(&t.text).to_lowercase());
+            }
+        }
+        Some(words)
+    }
+
+    /// `neighbor` is the gold without its tokens `x..y`.
+    fn same_without(&self, x: usize, y: usize, neighbor: &[Token]) -> bool {
+        let kept = self.toks[..x].iter().chain(&self.toks[y..]);
+        neighbor.len() + (y - x) == self.toks.len()
+            && kept
+                .zip(neighbor)
+                .all(|(a, b)| a.kind == b.kind && a.text == b.text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{gen, generated};
+
+    #[test]
+    fn a_column_of_a_derived_table_the_outer_query_never_reads_is_no_neighbor() {
+        let gold = "SELECT Name FROM ( SELECT T1.Age, T1.Name FROM singer AS T1 WHERE T1.Country = 'x' ) ORDER BY Name LIMIT 1";
+        let ns = gen(gold);
+        for n in [
+            gold.replace("T1.Age,", "T1. Country,"),
+            gold.replace("T1.Age, ", ""),
+        ] {
+            assert!(!generated(&ns, &n), "{n}");
+        }
+        // The column it reads, a column the outer query names, a DISTINCT and a `*` keep them.
+        assert!(generated(
+            &ns,
+            &gold.replace("T1.Age, T1.Name", "T1.Age, T1. Country")
+        ));
+        let named = gold.replace("ORDER BY Name", "ORDER BY Name, Country");
+        assert!(generated(
+            &gen(&named),
+            &named.replace("T1.Age,", "T1. Country,")
+        ));
+        let distinct = gold.replace("( SELECT T1.Age", "( SELECT DISTINCT T1.Age");
+        assert!(generated(
+            &gen(&distinct),
+            &distinct.replace("T1.Age,", "T1. Country,")
+        ));
+        let star = gold.replace("SELECT Name FROM", "SELECT * FROM");
+        assert!(generated(
+            &gen(&star),
+            &star.replace("T1.Age,", "T1. Country,")
+        ));
+    }
+}
