@@ -20,12 +20,21 @@ use pyo3::prelude::*;
 mod evaluate;
 mod judge;
 
+/// Sets the number of worker threads of sqlsuite's work pool (0: one per core, the default).
+/// Only before the pool's first use (the first evaluation or batch); afterwards a different
+/// number is a ValueError.
+#[pyfunction]
+fn set_threads(n: usize) -> PyResult<()> {
+    sqlsuite::work_pool::set_threads(n).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
 /// The module Python imports as `sqlsuite._sqlsuite`.
 #[pymodule]
 fn _sqlsuite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<judge::Judge>()?;
     m.add_class::<judge::Verdict>()?;
     m.add_function(wrap_pyfunction!(evaluate::evaluate_jsonl, m)?)?;
+    m.add_function(wrap_pyfunction!(set_threads, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

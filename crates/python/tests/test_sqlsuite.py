@@ -102,6 +102,12 @@ def test_the_judge_is_deterministic_across_batches_and_threads():
     assert key([judge.judge(*p) for p in pairs]) == first
 
 
+def test_threads_are_set_before_the_pool_runs_only():
+    sqlsuite.Judge("datasets/demo/db/{db_id}/{db_id}.sql").judge_many(demo_pairs())
+    with pytest.raises(ValueError, match="already runs"):
+        sqlsuite.set_threads(1000)
+
+
 def test_judge_options_are_checked():
     with pytest.raises(ValueError, match="unknown field `timeout`"):
         sqlsuite.Judge("x/{db_id}.sqlite", timeout=5)

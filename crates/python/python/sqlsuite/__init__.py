@@ -15,10 +15,10 @@ import json
 import os
 from typing import Iterable, Optional, Sequence
 
-from ._sqlsuite import Judge, Verdict, __version__
+from ._sqlsuite import Judge, Verdict, __version__, set_threads
 from ._sqlsuite import evaluate_jsonl as _evaluate_jsonl
 
-__all__ = ["Judge", "Verdict", "evaluate", "__version__"]
+__all__ = ["Judge", "Verdict", "evaluate", "set_threads", "__version__"]
 
 
 def evaluate(

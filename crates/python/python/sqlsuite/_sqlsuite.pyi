@@ -34,4 +34,7 @@ class Judge:
     def judge_many(self, triples: Sequence[tuple[str, str, str]]) -> list[Verdict]:
         """Judges (gold, prediction, db_id) triples in parallel, GIL released; verdicts in order."""
 
+def set_threads(n: int) -> None:
+    """Worker threads of the work pool (0: one per core); before its first use only."""
+
 def evaluate_jsonl(manifest: str, predictions: Optional[Sequence[str]] = None) -> list[str]: ...
