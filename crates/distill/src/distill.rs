@@ -869,6 +869,13 @@ impl<'a> Distillation<'a> {
         } else {
             constants
         };
+        // The base and the first database kept stay as they were drawn before wider values
+        // (`Constants::widened`).
+        let constants = if self.databases.len() >= 2 {
+            constants.widened()
+        } else {
+            constants
+        };
         Draw {
             k,
             seed,

@@ -8,7 +8,10 @@
 //! * the tables' primary keys, and the foreign keys: a `many-to-one` key references its parent
 //!   column, a `one-to-one` key the side that is the parent's key (`one-to-many` is the same
 //!   key seen from the parent, `many-to-many` no reference);
-//! * each column's value pool: its sample values (the generator's "original" values);
+//! * each column's value pool: its sample values (the generator's "original" values); and
+//!   for a text column whose samples share one shape of digit runs (`1:23.794`, `#:#.#`), the
+//!   minimum and maximum of that shape they lack (`10:32.179`): values of other widths, drawn
+//!   only into the later databases ([`extremes`]);
 //! * per column ([`DatabaseProfile::constraints`]): NOT NULL where the NULL fraction is 0;
 //!   unique where the distinct count is the row count; an enumeration where the sample values
 //!   are every distinct value; the range from the minimum and maximum (numbers, and dates in
@@ -139,6 +142,7 @@ impl DatabaseProfile {
                 if let Some((_, c)) = self.column(&profile.name, &column.name) {
                     if column.original.is_empty() {
                         column.original = c.sample_values.iter().filter_map(sql_value).collect();
+                        column.wider = extremes(c);
                     }
                 }
             }
@@ -248,6 +252,52 @@ fn column_rules(t: &TableProfile, c: &ColumnProfile) -> ColumnRules {
     r
 }
 
+/// The column's minimum and maximum where they are text of the shape every sample has and no
+/// sample: digit runs, of any width, between the same other characters (`1:23.794` and
+/// `10:32.179` are both `#:#.#`), at least one digit run, and no date layout (a date column's
+/// extremes are its range already). A random database whose times all have one digit of
+/// minutes cuts them alike however a query cuts them; the extremes have other widths.
+fn extremes(c: &ColumnProfile) -> Vec<Value> {
+    let samples: Vec<&str> = c.sample_values.iter().filter_map(|v| v.as_str()).collect();
+    if samples.is_empty()
+        || samples.len() < c.sample_values.len()
+        || date_format(&samples).is_some()
+    {
+        return Vec::new();
+    }
+    let Some(shape) = digit_runs(samples[0]) else {
+        return Vec::new();
+    };
+    if samples
+        .iter()
+        .any(|s| digit_runs(s).as_ref() != Some(&shape))
+    {
+        return Vec::new();
+    }
+    let mut out: Vec<Value> = Vec::new();
+    for v in [&c.min_value, &c.max_value] {
+        let Some(s) = v.as_str() else { continue };
+        let new = Value::Text(s.to_owned());
+        if digit_runs(s).as_ref() == Some(&shape) && !samples.contains(&s) && !out.contains(&new) {
+            out.push(new);
+        }
+    }
+    out
+}
+
+/// `s` with each run of digits made one `#`, if it has a digit.
+fn digit_runs(s: &str) -> Option<String> {
+    let mut out = String::new();
+    for ch in s.chars() {
+        if !ch.is_ascii_digit() {
+            out.push(ch);
+        } else if !out.ends_with('#') {
+            out.push('#');
+        }
+    }
+    out.contains('#').then_some(out)
+}
+
 /// A sample as a SQL value (`null` has none: it is no sample).
 fn sql_value(v: &Json) -> Option<Value> {
     match v {
@@ -298,6 +348,36 @@ fn date_format(samples: &[&str]) -> Option<&'static str> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn extremes_of_another_shape_or_of_a_date_column_do_not_widen() {
+        let column = |samples: &str, min: &str, max: &str| -> ColumnProfile {
+            serde_json::from_str(&format!(
+                r#"{{"name": "c", "type": "text", "sample_values": {samples},
+                    "min_value": {min}, "max_value": {max}}}"#
+            ))
+            .unwrap()
+        };
+        let wider = extremes(&column(
+            r#"["1:23.7", "1:21.5"]"#,
+            r#""+5.7""#,
+            r#""12:01.0""#,
+        ));
+        assert_eq!(wider, [Value::Text("12:01.0".into())], "+5.7 is not #:#.#");
+        assert!(extremes(&column(
+            r#"["2012-08-23"]"#,
+            r#""2010-01-01""#,
+            r#""2014-12-31""#
+        ))
+        .is_empty());
+        assert!(extremes(&column(
+            r#"["1:23.7", "+5.7"]"#,
+            r#""1:01.0""#,
+            r#""9:01.0""#
+        ))
+        .is_empty());
+        assert!(extremes(&column(r#"["abc"]"#, r#""a""#, r#""z""#)).is_empty());
+    }
+
     const PROFILE: &str = r#"[{"name": "shop", "tables": [
       {"name": "customers", "row_count": 100, "primary_key": ["id"], "columns": [
         {"name": "id", "type": "integer", "foreign_keys": [
@@ -306,6 +386,9 @@ mod tests {
          "min_value": 1, "max_value": 140},
         {"name": "segment", "type": "text", "foreign_keys": [], "null_fraction": 0.0,
          "unique_count": 2, "sample_values": ["KAM", "SME"], "min_value": "KAM", "max_value": "SME"},
+        {"name": "lap", "type": "text", "foreign_keys": [], "null_fraction": 0.0,
+         "unique_count": 60, "sample_values": ["1:23.794", "1:21.571"],
+         "min_value": "10:32.179", "max_value": "9:45.712"},
         {"name": "joined", "type": "date", "foreign_keys": [], "null_fraction": 0.25,
          "unique_count": 80, "sample_values": ["2012-08-23", "2013-01-02"],
          "min_value": "2010-01-01", "max_value": "2014-12-31"}]},
@@ -322,7 +405,7 @@ mod tests {
         let path = dir.path().join("shop.sql");
         std::fs::write(
             &path,
-            "CREATE TABLE customers (id integer, segment text, joined date);
+            "CREATE TABLE customers (id integer, segment text, lap text, joined date);
              CREATE TABLE orders (customer integer, price real);",
         )
         .unwrap();
@@ -346,6 +429,17 @@ mod tests {
         let schema = p.apply(schema());
         assert_eq!(schema.tables[0].primary_key, [0]);
         assert_eq!(schema.tables[0].columns[1].original.len(), 2);
+        // The extremes of the samples' shape `#:#.#` the samples lack; none for a date column
+        // (its range) or one whose extremes are samples.
+        assert_eq!(
+            schema.tables[0].columns[2].wider,
+            [
+                Value::Text("10:32.179".into()),
+                Value::Text("9:45.712".into())
+            ]
+        );
+        assert!(schema.tables[0].columns[3].wider.is_empty());
+        assert!(schema.tables[0].columns[1].wider.is_empty());
         let c = p.constraints(&schema);
         let id = &c.columns["customers.id"];
         assert_eq!(

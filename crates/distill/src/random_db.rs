@@ -45,6 +45,8 @@ pub struct Constants {
     respelled: bool,
     /// A database of the focused gold's own ([`Constants::alone`]): few rows.
     alone: bool,
+    /// Columns draw their wider values too ([`Constants::widened`]).
+    wide: bool,
     /// A database of the focused gold's own that holds its witness and one chosen near miss
     /// only ([`Constants::swept`]).
     sweep: Option<Sweep>,
@@ -75,6 +77,10 @@ pub struct Sweep {
 
 /// Count thresholds above this are not aimed at (databases stay small).
 pub const MAX_THRESHOLD: usize = 200;
+
+/// Mixed into the seed of the generator that picks a column's wider values
+/// ([`Constants::widened`]).
+const WIDER_SALT: u64 = 0x5749_4445_5220_5641;
 
 /// How far back from a constant to look for the column it is compared with.
 const COLUMN_LOOKBACK: usize = 6;
@@ -270,6 +276,16 @@ impl Constants {
     /// same. Such a database is part of no other gold's suite.
     pub fn respelled(mut self) -> Constants {
         self.respelled = true;
+        self
+    }
+
+    /// These constants, for a database whose columns also draw the values of their shape the
+    /// sample lacks ([`Column::wider`], each in half of the databases): times with two digits
+    /// of minutes beside the samples' one, so that a change of how a query cuts the minutes
+    /// out shifts times unalike. Only later databases are widened: the first two of every
+    /// suite are drawn as before (the reference values are computed on them).
+    pub fn widened(mut self) -> Constants {
+        self.wide = true;
         self
     }
 
@@ -1679,6 +1695,18 @@ impl<'a> ColumnPool<'a> {
                 .unwrap_or_else(|| pool.random(rng));
             pool.values.push(v);
         }
+        if constants.wide && !col.wider.is_empty() {
+            // A generator of its own, from the state the pool leaves (which it does not
+            // advance): the other columns draw as in a database that is not widened.
+            let mut side = fastrand::Rng::with_seed(rng.get_seed() ^ WIDER_SALT);
+            for v in &col.wider {
+                if side.bool() {
+                    if let Some(v) = pool.admit(v.clone(), false) {
+                        pool.values.push(v);
+                    }
+                }
+            }
+        }
         pool
     }
 
@@ -1986,6 +2014,7 @@ mod tests {
             name: name.into(),
             kind,
             original: Vec::new(),
+            wider: Vec::new(),
             not_null: false,
             rules: Default::default(),
         };
@@ -2455,6 +2484,28 @@ mod tests {
             name.admit(Value::Real(8.0), false),
             Some(Value::Text("8.0".into()))
         );
+    }
+
+    #[test]
+    fn only_widened_databases_draw_a_columns_wider_values() {
+        // A time of two digits of minutes beside samples of one: drawn in some widened
+        // databases, in none drawn as before.
+        let mut s = schema();
+        let name = &mut s.tables[0].columns[1];
+        name.original = vec![
+            Value::Text("1:23.794".into()),
+            Value::Text("1:21.571".into()),
+        ];
+        name.wider = vec![Value::Text("10:32.179".into())];
+        let c = Constants::from_golds(["SELECT id FROM parent"], &s);
+        let holds = |c: &Constants, seed: u64| {
+            dump(&in_memory(&s, c, seed).unwrap())
+                .iter()
+                .any(|r| r.contains("10:32.179"))
+        };
+        assert!(!(0..40).any(|seed| holds(&c, seed)));
+        let wide = c.clone().widened();
+        assert!((0..40).any(|seed| holds(&wide, seed)));
     }
 
     #[test]

@@ -33,6 +33,10 @@ pub struct Column {
     pub kind: ColumnKind,
     /// Distinct values the original database holds in this column (a sample), if any.
     pub original: Vec<rusqlite::types::Value>,
+    /// Values of the column's shape its sample lacks (a profile's extremes,
+    /// [`crate::profile`]): drawn only into databases whose constants are
+    /// [`crate::random_db::Constants::widened`].
+    pub wider: Vec<rusqlite::types::Value>,
     /// Declared NOT NULL (or part of the primary key) in the original database.
     pub not_null: bool,
     /// What generated values must respect ([`SuiteSchema::with_constraints`]).
@@ -145,6 +149,7 @@ fn from_raw(r: TablesEntry) -> Result<SuiteSchema, SuiteError> {
             name: name.clone(),
             kind,
             original: Vec::new(),
+            wider: Vec::new(),
             not_null: false,
             rules: ColumnRules::default(),
         });
@@ -246,6 +251,7 @@ pub fn from_database(db_id: &str, path: &Path) -> Result<SuiteSchema, SuiteError
                     name,
                     kind: kind_of_declared(&ty),
                     original: Vec::new(),
+                    wider: Vec::new(),
                     not_null: false,
                     rules: ColumnRules::default(),
                 })
@@ -724,6 +730,7 @@ pub(crate) mod tests {
             name: name.into(),
             kind,
             original: Vec::new(),
+            wider: Vec::new(),
             not_null: false,
             rules: Default::default(),
         };
