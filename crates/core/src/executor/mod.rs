@@ -1,9 +1,9 @@
 //! Executions: running queries through a backend, with the caches in front of it.
 //!
 //! * Gold results are computed once per (database, SQL, limits) in a run and shared by every
-//!   prediction set; with a cache directory they are also kept on disk, keyed by the database's
-//!   content hash and the SQL text, so a re-run with a new model version executes only the
-//!   predictions.
+//!   prediction set; with a cache directory they are also kept on disk ([`disk_cache`]: one
+//!   SQLite file, keyed by the database's content hash and the SQL text), so a re-run with a new
+//!   model version executes only the predictions.
 //! * Prediction results are memoised in the run too: model versions often predict the same SQL,
 //!   and `plug_value` tries the same candidates for them. One query never runs twice on one
 //!   database in a run, whatever time limit it is given: a result is the same under any limit it
@@ -13,11 +13,14 @@
 //! A cached result is the same value the backend returned, errors included.
 
 use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use hashbrown::{Equivalent, HashMap};
+
+mod disk_cache;
+use disk_cache::DiskCache;
 
 use crate::backend::{Backend, Database, Limits, QueryError};
 use crate::denotation::ResultTable;
@@ -162,99 +165,6 @@ impl Executor {
     }
 }
 
-/// Gold results on disk: one JSON file per (database content, SQL, limits).
-#[derive(Debug)]
-struct DiskCache {
-    dir: PathBuf,
-    hashes: Memo<Database, Option<String>>,
-}
-
-impl DiskCache {
-    fn new(dir: PathBuf) -> DiskCache {
-        DiskCache {
-            dir,
-            hashes: Memo::new(),
-        }
-    }
-
-    fn file(
-        &self,
-        backend: &dyn Backend,
-        db: &Database,
-        sql: &str,
-        limits: &Limits,
-    ) -> Option<PathBuf> {
-        let content =
-            self.hashes
-                .get_or_init(db, || db.clone(), || backend.content_hash(db).ok())?;
-        let mut h = blake3::Hasher::new();
-        for part in [
-            backend.name(),
-            &content,
-            sql,
-            // `v2`: results carry their steps; `v3`: exact steps, not blocks.
-            &format!(
-                "v3/{}/{}/{}/{:?}",
-                limits.timeout.as_millis(),
-                limits.max_rows,
-                limits.max_bytes,
-                limits.max_steps
-            ),
-        ] {
-            h.update(part.as_bytes());
-            h.update(&[0]);
-        }
-        Some(self.dir.join(format!("{}.json", h.finalize().to_hex())))
-    }
-
-    fn load(
-        &self,
-        backend: &dyn Backend,
-        db: &Database,
-        sql: &str,
-        limits: &Limits,
-    ) -> Option<QueryResult> {
-        let file = self.file(backend, db, sql, limits)?;
-        let text = std::fs::read_to_string(file).ok()?;
-        serde_json::from_str(&text).ok()
-    }
-
-    /// Writes atomically (temp file + rename), so concurrent runs never see half a file.
-    /// A cache that cannot be written is not an error: the run just does not speed up.
-    fn store(
-        &self,
-        backend: &dyn Backend,
-        db: &Database,
-        sql: &str,
-        limits: &Limits,
-        result: &QueryResult,
-    ) {
-        // Timeouts depend on the machine's load; don't make them permanent.
-        if matches!(result, Err(QueryError::Timeout { .. })) {
-            return;
-        }
-        let Some(file) = self.file(backend, db, sql, limits) else {
-            return;
-        };
-        let Ok(text) = serde_json::to_string(result) else {
-            return;
-        };
-        if std::fs::create_dir_all(&self.dir).is_err() {
-            return;
-        }
-        let tmp = tmp_name(&file);
-        if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &file).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-    }
-}
-
-fn tmp_name(file: &Path) -> PathBuf {
-    let mut name = file.as_os_str().to_owned();
-    name.push(format!(".{}.tmp", std::process::id()));
-    PathBuf::from(name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +221,42 @@ mod tests {
         let r = ex3.gold(&db, "SELECT count(*) FROM t", &limits);
         assert_eq!(r.as_ref().as_ref().unwrap().rows, vec![vec![Value::Int(1)]]);
         assert_eq!(count2.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn gold_results_are_one_file_and_a_broken_one_only_costs_speed() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("d.sql");
+        std::fs::write(&script, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);").unwrap();
+        let db = Database::file(&script);
+        let cache = dir.path().join("cache");
+        let limits = Limits::default();
+        let count = Arc::new(AtomicUsize::new(0));
+        let ex = Executor::new(Box::new(Counting(count.clone())), Some(cache.clone()));
+        for sql in ["SELECT 1", "SELECT 2", "SELECT x FROM t"] {
+            ex.gold(&db, sql, &limits);
+        }
+        drop(ex);
+        let mut files: Vec<String> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| !name.ends_with("-wal") && !name.ends_with("-shm"))
+            .collect();
+        files.sort();
+        assert_eq!(files, vec![disk_cache::FILE.to_owned()]);
+
+        // A cache file that is not a database: every gold runs, each answer right.
+        std::fs::write(cache.join(disk_cache::FILE), "not a database").unwrap();
+        for name in ["gold-results.sqlite-wal", "gold-results.sqlite-shm"] {
+            let _ = std::fs::remove_file(cache.join(name));
+        }
+        let count2 = Arc::new(AtomicUsize::new(0));
+        let ex2 = Executor::new(Box::new(Counting(count2.clone())), Some(cache));
+        let r = ex2.gold(&db, "SELECT count(*) FROM t", &limits);
+        assert_eq!(r.as_ref().as_ref().unwrap().rows, vec![vec![Value::Int(2)]]);
+        let r = ex2.gold(&db, "SELECT x FROM t ORDER BY x", &limits);
+        assert_eq!(r.as_ref().as_ref().unwrap().rows.len(), 2);
+        assert_eq!(count2.load(Ordering::SeqCst), 2);
     }
 
     #[test]
