@@ -20,6 +20,7 @@ use std::time::Duration;
 use hashbrown::{Equivalent, HashMap};
 
 use crate::backend::{Backend, Database, Limits, QueryError};
+use crate::clock::{reads_clock, Clock};
 use crate::denotation::ResultTable;
 
 /// What one execution produced.
@@ -188,10 +189,17 @@ impl DiskCache {
             self.hashes
                 .get_or_init(db, || db.clone(), || backend.content_hash(db).ok())?;
         let mut h = blake3::Hasher::new();
+        // A pinned clock is part of the key (a result that reads it is that moment's); a query
+        // that reads the machine's clock is not kept at all (`store`).
+        let clock = match backend.clock() {
+            Clock::System => String::new(),
+            Clock::Pinned(m) => format!("clock {m}"),
+        };
         for part in [
             backend.name(),
             &content,
             sql,
+            &clock,
             // `v2`: results carry their steps; `v3`: exact steps, not blocks.
             &format!(
                 "v3/{}/{}/{}/{:?}",
@@ -229,8 +237,11 @@ impl DiskCache {
         limits: &Limits,
         result: &QueryResult,
     ) {
-        // Timeouts depend on the machine's load; don't make them permanent.
-        if matches!(result, Err(QueryError::Timeout { .. })) {
+        // Timeouts depend on the machine's load, a query that reads the machine's clock on the
+        // day: don't make them permanent.
+        if matches!(result, Err(QueryError::Timeout { .. }))
+            || (backend.clock() == Clock::System && reads_clock(sql))
+        {
             return;
         }
         let Some(file) = self.file(backend, db, sql, limits) else {
@@ -271,10 +282,10 @@ mod tests {
         }
         fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> QueryResult {
             self.0.fetch_add(1, Ordering::SeqCst);
-            Sqlite.execute(db, sql, limits)
+            Sqlite::default().execute(db, sql, limits)
         }
         fn begin_run(&self) {
-            Sqlite.begin_run();
+            Sqlite::default().begin_run();
         }
     }
 

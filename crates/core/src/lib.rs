@@ -47,6 +47,7 @@
 //! reports, `junit` JUnit XML; `full` all of them.
 
 pub mod backend;
+pub mod clock;
 pub mod config;
 pub mod dataset;
 pub mod denotation;
