@@ -37,6 +37,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::prepare_bounds;
+use super::sqlite_clock::connect;
 use super::{Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError, QUERY_STACK};
 use crate::clock::Clock;
 use crate::config::{ManifestError, Section};
@@ -272,12 +273,7 @@ fn load_script_at(path: &Path, clock: Clock) -> Option<rusqlite::Result<Connecti
         script
             .map_err(|e| rusqlite::Error::InvalidPath(PathBuf::from(e)))
             .and_then(|script| {
-                let conn = match clock_vfs(clock)? {
-                    None => Connection::open_in_memory()?,
-                    Some(vfs) => {
-                        Connection::open_in_memory_with_flags_and_vfs(OpenFlags::default(), vfs)?
-                    }
-                };
+                let conn = connect(":memory:", OpenFlags::default(), clock)?;
                 // A script that fails names its file, as the reading of it does.
                 conn.execute_batch(&script).map_err(|e| {
                     rusqlite::Error::InvalidPath(PathBuf::from(format!("{}: {e}", path.display())))
@@ -297,15 +293,6 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
     open_at(path, Clock::System)
 }
 
-/// The VFS that answers `clock`'s moment (`None`: the default VFS, the machine's clock).
-fn clock_vfs(clock: Clock) -> rusqlite::Result<Option<&'static str>> {
-    clock
-        .pinned()
-        .map(super::sqlite_clock::vfs_for)
-        .transpose()
-        .map_err(|e| rusqlite::Error::InvalidPath(PathBuf::from(e)))
-}
-
 /// Opens a database for untrusted queries whose `'now'` is `clock`'s (a pinned moment is
 /// answered by the VFS of `backend::sqlite_clock`; the file opens read-only and immutable
 /// either way).
@@ -322,10 +309,7 @@ pub fn open_at(path: &Path, clock: Clock) -> rusqlite::Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_URI
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        match clock_vfs(clock)? {
-            None => Connection::open_with_flags(uri, flags)?,
-            Some(vfs) => Connection::open_with_flags_and_vfs(uri, flags, vfs)?,
-        }
+        connect(&uri, flags, clock)?
     };
     // Read the schema now, before any progress handler counts steps: SQLite reads it lazily,
     // within the first query's steps, so which query ran first on a connection (which differs

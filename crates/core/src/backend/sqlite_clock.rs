@@ -6,15 +6,15 @@
 //!
 //! One VFS is registered per distinct moment, named `sqlsuite-clock-<unix ms>`, once per process
 //! (under a lock), and never unregistered: a connection may use it as long as it lives. The safe
-//! surface is [`vfs_for`].
+//! surface is [`connect`] (and [`vfs_for`]).
 
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::Mutex;
 
-use rusqlite::ffi;
+use rusqlite::{ffi, Connection, OpenFlags};
 
-use crate::clock::Moment;
+use crate::clock::{Clock, Moment};
 
 /// What a clock VFS's `pAppData` points to: the wrapped VFS and the moment.
 struct Pinned {
@@ -38,6 +38,19 @@ pub fn vfs_for(moment: Moment) -> Result<&'static str, String> {
     register(name, moment)?;
     registered.insert(moment, name);
     Ok(name)
+}
+
+/// Opens `path` (a file, a URI with `SQLITE_OPEN_URI`, or `:memory:`) with `flags`, its
+/// queries reading `clock`: through the default VFS for the machine's clock, through the
+/// moment's VFS for a pinned one.
+pub fn connect(path: &str, flags: OpenFlags, clock: Clock) -> rusqlite::Result<Connection> {
+    match clock.pinned() {
+        None => Connection::open_with_flags(path, flags),
+        Some(moment) => {
+            let vfs = vfs_for(moment).map_err(|e| rusqlite::Error::InvalidPath(e.into()))?;
+            Connection::open_with_flags_and_vfs(path, flags, vfs)
+        }
+    }
 }
 
 /// Builds and registers the VFS `name` (not as the default).
@@ -216,7 +229,6 @@ unsafe extern "C" fn x_get_last_error(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rusqlite::{Connection, OpenFlags};
 
     fn at(moment: &str) -> Connection {
         let m = Moment::parse(moment).unwrap();
@@ -265,7 +277,6 @@ mod tests {
     fn the_backend_reads_its_clock_on_read_only_files_and_scripts() {
         use crate::backend::sqlite::Sqlite;
         use crate::backend::{Backend, Database, Limits};
-        use crate::clock::Clock;
         use crate::denotation::Value;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.sqlite");
