@@ -1,7 +1,11 @@
 """Runs every clock-reading query of SQL-Eval's reference pairs (pairs_<dialect>.tsv, gold
 alternatives and candidates) on the SQLite databases, under whatever clock the process has
 (run it under faketime), and prints one line per query: pair_id, role, and whether its rows
-equal the rows the reference recorded (gold_rows / cand_rows)."""
+equal the rows the reference recorded (gold_rows / cand_rows). spec/sqleval.md section 7:
+
+    TZ=UTC faketime -f '@2026-11-21 12:00:00' python3 tests/conformance/sqleval_clock_probe.py \
+        "${SQLSUITE_SHARED:-../shared}" | awk '{a+=$3} END {print a "/" NR}'
+"""
 import csv, json, math, re, sqlite3, sys
 
 csv.field_size_limit(10**9)
