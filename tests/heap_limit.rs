@@ -29,7 +29,14 @@ fn the_heap_is_bounded_for_the_whole_process() {
     // The first query sets the process's heap limit.
     // Each row builds a 60 kB string: more than the connection's own small buffers hold.
     let sql = "SELECT a, length(printf('%.*c', 60000, 'a')) FROM t ORDER BY a";
-    assert_eq!(Sqlite.execute(&db, sql, &limits).unwrap().rows.len(), 2);
+    assert_eq!(
+        Sqlite::default()
+            .execute(&db, sql, &limits)
+            .unwrap()
+            .rows
+            .len(),
+        2
+    );
     let filler = rusqlite::Connection::open_in_memory().unwrap();
     filler.execute_batch("CREATE TABLE m(x BLOB)").unwrap();
     let mut held = 0u64;
@@ -48,10 +55,10 @@ fn the_heap_is_bounded_for_the_whole_process() {
         "SQLite let one connection hold {held} bytes"
     );
     // The query (on this thread's open connection) needs memory it cannot get.
-    let r = Sqlite.execute(&db, sql, &limits);
+    let r = Sqlite::default().execute(&db, sql, &limits);
     assert!(matches!(r, Err(QueryError::OutOfMemory { .. })), "{r:?}");
     assert_eq!(r.unwrap_err().code(), "resource_limit");
     drop(filler);
-    let t = Sqlite.execute(&db, sql, &limits).unwrap();
+    let t = Sqlite::default().execute(&db, sql, &limits).unwrap();
     assert_eq!(t.rows.len(), 2);
 }

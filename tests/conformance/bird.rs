@@ -499,7 +499,7 @@ fn fixture(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
         .map_err(|e| e.to_string())?
         .ok_or("datasets/bird.toml has no [metrics.exec]")?;
     let exec = Exec::new(options);
-    let executor = Executor::new(Box::new(Sqlite), None);
+    let executor = Executor::new(Box::new(Sqlite::default()), None);
     let pattern = std::path::absolute(suite.dir.join("{db_id}/*.sqlite"))?;
     let locator = DatabaseLocator::new(&pattern.to_string_lossy()).map_err(|e| e.to_string())?;
     let text = std::fs::read_to_string(FIXTURE)?;

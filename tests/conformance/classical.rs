@@ -135,7 +135,7 @@ fn check_schemas(manifest: &Manifest) -> Result<(), Failed> {
         let golds: Vec<&Item> = items.iter().filter(|i| i.db_id == *db_id).collect();
         let mut ran = 0;
         for item in &golds {
-            match Sqlite.execute(&db, &exec.gold_plan(&item.gold).sql, &limits) {
+            match Sqlite::default().execute(&db, &exec.gold_plan(&item.gold).sql, &limits) {
                 Ok(_) => ran += 1,
                 Err(e) => failures.push(format!("{} ({db_id}): {e}", item.index)),
             }
@@ -323,7 +323,7 @@ fn check_fixture(
 ) -> Result<(), Failed> {
     let pairs = read_fixture()?;
     let metric = Exec::new(exec.clone());
-    let executor = Executor::new(Box::new(Sqlite), None);
+    let executor = Executor::new(Box::new(Sqlite::default()), None);
     let locator = DatabaseLocator::new(&format!("{}/{{db_id}}/*.sqlite", out.display()))?;
     let (mut equivalent, mut different, mut caught) = (0, 0, 0);
     let mut errors = Vec::new();

@@ -14,11 +14,20 @@
 //!   `datasets/spider.toml` stop here within milliseconds, so the whole trial takes about a
 //!   second. Ignored with the reason without the shared data; a failure under
 //!   `SQLSUITE_REQUIRE_SHARED=1`.
+//! * `determinism::pinned_clock`: a manifest whose gold reads the clock (`date('now', …)`),
+//!   with `[dataset] clock` pinned, evaluated by the binary under two different simulated
+//!   system clocks (`faketime`, Debian's package of libfaketime; ignored with the reason
+//!   without it): byte-identical JSON lines, provenance `"clock":"pinned …"`, the gold flagged
+//!   `reads_clock`; the same manifest with `clock = "system"` under the same two clocks gives
+//!   different verdicts (so the pinning is what makes them equal).
+//!
+//! The manifests these trials write pin the clock: provenance records the machine's time when
+//! the clock is not pinned, which would differ between the runs compared.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use libtest_mimic::{Failed, Trial};
+use libtest_mimic::{Completion, Failed, Trial};
 use sqlsuite::backend::sqlite::Sqlite;
 use sqlsuite::backend::{Backend, Database, Limits};
 use sqlsuite::trials;
@@ -27,7 +36,10 @@ use crate::Trials;
 
 pub fn trials() -> Trials {
     let spider = trials::shared_dir().join("data/spider");
-    let mut trials = vec![Trial::test("determinism::demo", demo)];
+    let mut trials = vec![
+        Trial::test("determinism::demo", demo),
+        Trial::ignorable_test("determinism::pinned_clock", pinned_clock),
+    ];
     if spider.join("dev_gold.sql").is_file() {
         trials.push(Trial::test("determinism::spider_sample", move || {
             spider_sample(&spider)
@@ -115,7 +127,7 @@ pub(crate) fn same_three_ways(manifest: &Path) -> Result<String, Failed> {
 
 /// Steps the query takes on the database.
 fn steps(db: &Database, sql: &str) -> Result<u64, Failed> {
-    Sqlite
+    Sqlite::default()
         .execute(db, sql, &Limits::default())
         .map(|t| t.steps)
         .map_err(|e| format!("{sql}: {e}").into())
@@ -192,7 +204,7 @@ fn write_manifest(
     (floor, multiplier): (u64, u64),
 ) -> Result<PathBuf, Failed> {
     let mut toml = format!(
-        "[dataset]\nname = \"det\"\nformat = \"spider\"\ngold = \"{}\"\n\n[databases]\npath = \"{databases}\"\n\n",
+        "[dataset]\nname = \"det\"\nformat = \"spider\"\ngold = \"{}\"\nclock = \"2020-01-01T00:00:00Z\"\n\n[databases]\npath = \"{databases}\"\n\n",
         gold.display()
     );
     for (name, file) in predictions {
@@ -235,4 +247,130 @@ fn spider_sample(spider: &Path) -> Result<(), Failed> {
         out.lines().count()
     );
     Ok(())
+}
+
+/// `sqlsuite eval --format jsonl` on `manifest` under a simulated system clock standing at
+/// `at` (UTC) when the process starts; `None` without `faketime`.
+fn eval_jsonl_at(manifest: &Path, at: &str) -> Result<Option<String>, Failed> {
+    let out = match Command::new("faketime")
+        .env("TZ", "UTC")
+        .args(["-f", &format!("@{at}")])
+        .arg(env!("CARGO_BIN_EXE_sqlsuite"))
+        .args(["eval", "--format", "jsonl"])
+        .arg(manifest)
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("run faketime: {e}").into()),
+    };
+    if !matches!(out.status.code(), Some(0 | 1)) {
+        return Err(format!(
+            "sqlsuite eval under faketime failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    Ok(Some(String::from_utf8_lossy(&out.stdout).into_owned()))
+}
+
+/// The pinned moment, two simulated days (the first at the pinned moment, so a system clock
+/// agrees with the pinned one there), and the dataset: orders placed 2024-03-01, -04-15, -04-30;
+/// the gold counts the last 30 days' (`date('now', '-30 days')`: 2 at the pinned moment, 0 in
+/// 2027), the prediction the orders since a fixed 2024-04-01 (always 2).
+const PINNED: &str = "2024-05-01T12:00:00Z";
+const DAYS: [&str; 2] = ["2024-05-01 12:00:00", "2027-06-15 21:30:00"];
+
+fn clock_manifest(dir: &Path, clock: &str) -> Result<PathBuf, Failed> {
+    std::fs::create_dir_all(dir.join("db/shop"))?;
+    std::fs::write(
+        dir.join("db/shop/shop.sql"),
+        "CREATE TABLE orders (id INTEGER, placed TEXT);\n\
+         INSERT INTO orders VALUES (1, '2024-03-01'), (2, '2024-04-15'), (3, '2024-04-30');\n",
+    )?;
+    std::fs::write(
+        dir.join("gold.sql"),
+        "SELECT count(*) FROM orders WHERE placed >= date('now', '-30 days')\tshop\n",
+    )?;
+    std::fs::write(
+        dir.join("pred.txt"),
+        "SELECT count(*) FROM orders WHERE placed >= '2024-04-01'\n",
+    )?;
+    let path = dir.join(format!("clock_{}.toml", clock.replace([':', '-'], "")));
+    std::fs::write(
+        &path,
+        format!(
+            "[dataset]\nname = \"clock\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\
+             clock = \"{clock}\"\n[databases]\npath = \"db/{{db_id}}/{{db_id}}.sql\"\n\
+             [[predictions]]\nname = \"p\"\nfile = \"pred.txt\"\n[metrics.exec]\n"
+        ),
+    )?;
+    Ok(path)
+}
+
+/// The verdict lines (the provenance line left out).
+fn verdicts(jsonl: &str) -> Vec<&str> {
+    jsonl.lines().filter(|l| l.contains("\"index\":")).collect()
+}
+
+fn pinned_clock() -> Result<Completion, Failed> {
+    let dir = tempfile::tempdir()?;
+    let pinned = clock_manifest(dir.path(), PINNED)?;
+    let system = clock_manifest(dir.path(), "system")?;
+    let mut runs = Vec::new();
+    for (manifest, day) in [
+        (&pinned, DAYS[0]),
+        (&pinned, DAYS[1]),
+        (&system, DAYS[0]),
+        (&system, DAYS[1]),
+    ] {
+        match eval_jsonl_at(manifest, day)? {
+            Some(out) => runs.push(out),
+            None => {
+                return Ok(Completion::ignored_with(
+                    "faketime not installed (Debian: apt-get install faketime)",
+                ))
+            }
+        }
+    }
+    let [p1, p2, s1, s2] = [&runs[0], &runs[1], &runs[2], &runs[3]];
+    let mut problems = Vec::new();
+    if p1 != p2 {
+        problems.push(format!(
+            "pinned: the JSON lines differ between the two days:\n{p1}\n{p2}"
+        ));
+    }
+    if !p1.contains(&format!("\"clock\":\"pinned {PINNED}\"")) {
+        problems.push(format!(
+            "pinned: the provenance does not show the clock:\n{p1}"
+        ));
+    }
+    if !p1.contains("\"reason\":\"correct\"") || !p1.contains("\"gold_flags\":[\"reads_clock\"]") {
+        problems.push(format!(
+            "pinned: expected a correct verdict on a gold flagged reads_clock:\n{p1}"
+        ));
+    }
+    if verdicts(s1) == verdicts(s2) {
+        problems.push(format!(
+            "system: the verdicts are the same on both days, so this test shows nothing:\n{s1}\n{s2}"
+        ));
+    }
+    if !s1.contains("\"clock\":\"system 2024-05-01T12:00:") {
+        problems.push(format!(
+            "system: the provenance does not show the system time:\n{s1}"
+        ));
+    }
+    println!(
+        "pinned clock: {} JSON lines byte-identical on {} and {}; system clock: verdicts {:?} vs {:?}",
+        p1.lines().count(),
+        DAYS[0],
+        DAYS[1],
+        verdicts(s1).iter().map(|l| l.contains("\"reason\":\"correct\"")).collect::<Vec<_>>(),
+        verdicts(s2).iter().map(|l| l.contains("\"reason\":\"correct\"")).collect::<Vec<_>>(),
+    );
+    if problems.is_empty() {
+        Ok(Completion::Completed)
+    } else {
+        Err(problems.join("\n").into())
+    }
 }

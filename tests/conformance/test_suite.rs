@@ -227,7 +227,7 @@ fn report(sample: &Sample) -> Result<(), Failed> {
 }
 
 fn golds_right(sample: &Sample) -> Result<(), Failed> {
-    let ex = Executor::new(Box::new(Sqlite), None);
+    let ex = Executor::new(Box::new(Sqlite::default()), None);
     let mut wrong = Vec::new();
     let mut judged = 0;
     for s in &sample.outcomes {
@@ -262,7 +262,7 @@ fn golds_right(sample: &Sample) -> Result<(), Failed> {
 }
 
 fn neighbors_wrong(sample: &Sample) -> Result<(), Failed> {
-    let ex = Executor::new(Box::new(Sqlite), None);
+    let ex = Executor::new(Box::new(Sqlite::default()), None);
     let plain = exec(false);
     let plug = exec(true);
     let mut problems = Vec::new();
@@ -340,7 +340,7 @@ fn deterministic(sample: &Sample) -> Result<(), Failed> {
 fn models(sample: &Sample) -> Result<(), Failed> {
     let items = spider::read_gold(&sample.manifest.gold).map_err(|e| e.to_string())?;
     let originals = originals(&sample.manifest)?;
-    let ex = Executor::new(Box::new(Sqlite), None);
+    let ex = Executor::new(Box::new(Sqlite::default()), None);
     let plug = exec(true);
     let mut problems = Vec::new();
     let mut lines = Vec::new();
@@ -489,7 +489,7 @@ fn equivalences(sample: &Sample) -> Result<(), Failed> {
     let items = spider::read_gold(&sample.manifest.gold).map_err(|e| e.to_string())?;
     let pairs = read_fixture(Path::new(FIXTURE), items.len())?;
     let originals = originals(&sample.manifest)?;
-    let ex = Executor::new(Box::new(Sqlite), None);
+    let ex = Executor::new(Box::new(Sqlite::default()), None);
     let (plain, plug) = (exec(false), exec(true));
     let keep = Exec::new(ExecOptions {
         keep_distinct: true,

@@ -64,7 +64,7 @@ fn provenance_names_each_input_by_its_sha256() {
     let db = sha256(&std::fs::read(dir.path().join("db/shop/shop.sqlite")).unwrap());
     let databases = sha256(format!("shop/shop.sqlite\t{db}\n").as_bytes());
     let expected = format!(
-        "provenance:\n  sqlsuite {}, SQLite {}\n  gold: gold.sql sha256:{gold}\n  \
+        "provenance:\n  sqlsuite {}, SQLite {}\n  clock: system\n  gold: gold.sql sha256:{gold}\n  \
          predictions: p.txt sha256:{predictions}\n  \
          databases: 1 file sha256:{databases}\n  \
          metrics.exec: keep_distinct = true, timeout_ms = 1500\n",
@@ -131,4 +131,49 @@ fn provenance_is_the_same_wherever_the_dataset_lies() {
     assert_eq!(block, provenance_block(&b.path().join("m.toml")));
     let a_dir = a.path().display().to_string();
     assert!(!block.contains(&a_dir), "{block}");
+}
+
+#[test]
+fn the_clock_is_in_the_provenance_pinned_or_with_the_machines_time() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_dataset(dir.path());
+    let manifest = dir.path().join("m.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    // Without the key: the machine's clock, its time in the provenance (not in the snapshot).
+    let eval = Evaluation::open(&manifest).unwrap();
+    let clock = eval.provenance().clock.clone();
+    assert!(clock.starts_with("system 2"), "{clock}");
+    assert!(provenance_block(&manifest).contains("\n  clock: system\n"));
+    let pinned = text.replace(
+        "gold = \"gold.sql\"\n",
+        "gold = \"gold.sql\"\nclock = \"2024-05-01T12:00:00Z\"\n",
+    );
+    std::fs::write(&manifest, pinned).unwrap();
+    assert!(provenance_block(&manifest).contains("\n  clock: pinned 2024-05-01T12:00:00Z\n"));
+    let run = Evaluation::open(&manifest).unwrap().run(&[0]);
+    let header = sqlsuite::report::jsonl::lines(&run, &run.sets[0]).remove(0);
+    assert!(
+        header.contains("\"clock\":\"pinned 2024-05-01T12:00:00Z\""),
+        "{header}"
+    );
+}
+
+#[test]
+fn a_malformed_clock_is_an_error_naming_the_file_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_dataset(dir.path());
+    let manifest = dir.path().join("m.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    for bad in ["2024-05-01", "2024-05-01T12:00:00+02:00", "now"] {
+        let with = text.replace(
+            "gold = \"gold.sql\"\n",
+            &format!("gold = \"gold.sql\"\nclock = \"{bad}\"\n"),
+        );
+        std::fs::write(&manifest, with).unwrap();
+        let error = Evaluation::open(&manifest).unwrap_err().to_string();
+        assert!(
+            error.contains("m.toml:5:") && error.contains("[dataset] clock") && error.contains(bad),
+            "{error}"
+        );
+    }
 }

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::backend::Databases;
+use crate::clock::{reads_clock, Moment};
 use crate::dataset::{Dataset, Item};
 use crate::executor::Executor;
 use crate::manifest::Manifest;
@@ -29,6 +30,9 @@ pub use crate::registry::OpenError;
 /// before any metric reads it. Reading a query the way the reference evaluators do costs about
 /// 0.6 s per megabyte; the longest of the 14 Spider models' 14,476 predictions is 5,006 bytes.
 pub const MAX_PREDICTION_BYTES: usize = 1_000_000;
+
+/// The gold flag of an item whose gold reads the clock (`'now'`, `CURRENT_DATE`, …).
+pub const READS_CLOCK: &str = "reads_clock";
 
 /// Told as a run's (set, item) pairs start and finish ([`Evaluation::run_watched`]).
 pub trait Watch: Sync {
@@ -59,6 +63,12 @@ pub struct Evaluation {
     executor: Arc<Executor>,
     results: Vec<Vec<OnceLock<ItemResult>>>,
     provenance: OnceLock<Provenance>,
+    /// Per item: whether its gold reads the clock (its verdicts from metrics that run queries
+    /// carry the gold flag `reads_clock`).
+    gold_reads_clock: Vec<bool>,
+    /// The machine's clock when the evaluation was made (provenance records it when the
+    /// manifest's clock is not pinned).
+    started: Moment,
 }
 
 impl Evaluation {
@@ -127,6 +137,7 @@ impl Evaluation {
                 message,
             })?;
         let executor = Arc::new(Executor::new(backend, manifest.cache.clone()));
+        let gold_reads_clock = dataset.items.iter().map(|i| reads_clock(&i.gold)).collect();
         let results = dataset
             .predictions
             .iter()
@@ -140,6 +151,8 @@ impl Evaluation {
             executor,
             results,
             provenance: OnceLock::new(),
+            gold_reads_clock,
+            started: Moment::now(),
         })
     }
 
@@ -182,6 +195,7 @@ impl Evaluation {
                 self.databases.as_ref(),
                 self.executor.backend(),
                 &metrics,
+                self.started,
             )
         })
     }
@@ -243,10 +257,23 @@ impl Evaluation {
                     }
                     Err(_) => m.evaluate(item, prediction, &[], &self.executor),
                 };
-                (m.name(), verdict)
+                (m.name(), self.flag_clock(index, m.as_ref(), verdict))
             })
             .collect();
         ItemResult { verdicts }
+    }
+
+    /// `verdict`, with the gold flag `reads_clock` if item `index`'s gold reads the clock and
+    /// `metric` runs queries (its verdict may depend on the moment: spec/manifest.md).
+    fn flag_clock(&self, index: usize, metric: &dyn Metric, mut verdict: Verdict) -> Verdict {
+        if self.gold_reads_clock[index]
+            && metric.needs_database()
+            && verdict.status != Status::Skipped
+            && !verdict.gold_flags.contains(&READS_CLOCK)
+        {
+            verdict.gold_flags.push(READS_CLOCK);
+        }
+        verdict
     }
 
     /// The run of the given prediction sets: each pair not judged yet is judged, in parallel.

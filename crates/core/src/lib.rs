@@ -31,6 +31,7 @@
 //!   compares result tables with Python's semantics.
 //! * [`report`] turns a run into summaries, snapshots, JSON lines, JUnit and HTML; [`trials`]
 //!   into libtest trials; [`provenance`] says what the verdicts depend on besides the code.
+//! * [`clock`] is the moment `'now'` denotes (`[dataset] clock`), and which queries read it.
 //! * [`sql_tokens`] is a small SQL lexer keeping byte spans; [`work_pool`] the one pool of
 //!   worker threads with stacks deep enough for untrusted SQL.
 //!
@@ -47,6 +48,7 @@
 //! reports, `junit` JUnit XML; `full` all of them.
 
 pub mod backend;
+pub mod clock;
 pub mod config;
 pub mod dataset;
 pub mod denotation;

@@ -20,6 +20,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::clock::Clock;
 use crate::config::{FromSection, ManifestError, Source};
 
 /// What loading a manifest can end in.
@@ -102,6 +103,8 @@ struct RawDataset {
     subset: Option<OneOrMany>,
     #[serde(default)]
     when_missing: WhenMissing,
+    #[serde(default)]
+    clock: Option<Spanned<String>>,
 }
 
 /// A string or a list of strings.
@@ -240,6 +243,9 @@ pub struct Manifest {
     pub subset: Vec<String>,
     /// What absent data means: a failure, or a dataset reported unavailable.
     pub when_missing: WhenMissing,
+    /// `[dataset] clock`: the moment `'now'` denotes, or the machine's clock
+    /// ([`Clock::System`], also a manifest without the key).
+    pub clock: Clock,
     /// Where `[databases]` is, if the manifest has it (its keys belong to the backend).
     pub databases: Option<Range<usize>>,
     /// `[[predictions]]`, in order.
@@ -342,6 +348,11 @@ impl Manifest {
         }
 
         let predictions = prediction_files(&cx, &raw.predictions, &mut missing)?;
+        let clock = match &raw.dataset.clock {
+            Some(c) => Clock::parse(c.get_ref())
+                .map_err(|e| invalid(cx.error(c.span(), format!("[dataset] clock: {e}"))))?,
+            None => Clock::System,
+        };
 
         let metrics = raw.metrics.map(|m| {
             m.into_keys()
@@ -385,6 +396,7 @@ impl Manifest {
                 None => Vec::new(),
             },
             when_missing: raw.dataset.when_missing,
+            clock,
             databases,
             predictions,
             metrics,

@@ -6,7 +6,9 @@
 //! It holds: the sqlsuite and SQLite versions, the PostgreSQL server's version when that backend
 //! runs the queries, the SHA-256 of the gold file, the tables file and each prediction file, a
 //! digest of the database files the items use, and each metric's options as the manifest
-//! writes them. It is deterministic: no time, no absolute path. A gold, tables or prediction
+//! writes them, and the clock queries read (`[dataset] clock`: `pinned <moment>`, or `system
+//! <the machine's time when the evaluation began>`). It is deterministic when the clock is
+//! pinned: no time then, and never an absolute path. A gold, tables or prediction
 //! file is named by its file name (the same wherever the manifest that names it lies); a
 //! database file by its path relative to the fixed directory of the `[databases]` pattern
 //! (`concert_singer/concert_singer.sqlite`), which tells the databases of a suite apart. The database digest is the SHA-256 of the lines
@@ -21,6 +23,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::backend::{Backend, Database, Databases, Naming};
+use crate::clock::{Clock, Moment};
 use crate::dataset::Dataset;
 use crate::manifest::Manifest;
 
@@ -71,6 +74,9 @@ pub struct Provenance {
     /// The database server's name and version (`postgres 15.8`), when a server runs the
     /// queries; `None` for files.
     pub server: Option<String>,
+    /// The clock queries read: `pinned <moment>`, or `system <the time the run began>` (for a
+    /// server: its own clock, read when the provenance is computed).
+    pub clock: String,
     /// The gold file.
     pub gold: FileDigest,
     /// The tables file, where there is one.
@@ -95,6 +101,8 @@ pub struct SetProvenance<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The database server, when one runs the queries.
     pub server: Option<&'a str>,
+    /// The clock queries read ([`Provenance::clock`]).
+    pub clock: &'a str,
     /// The gold file.
     pub gold: &'a FileDigest,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -114,13 +122,15 @@ pub struct SetProvenance<'a> {
 
 impl Provenance {
     /// Computes the provenance of an evaluation's inputs: `metrics` are the enabled metrics'
-    /// names, `backend` the one that runs the queries.
+    /// names, `backend` the one that runs the queries, `started` when the evaluation began (the
+    /// machine's clock, recorded when the clock is not pinned).
     pub fn compute(
         manifest: &Manifest,
         dataset: &Dataset,
         databases: Option<&Databases>,
         backend: &dyn Backend,
         metrics: &[&str],
+        started: Moment,
     ) -> Provenance {
         let digest = |path: &Path| FileDigest {
             file: file_name(path),
@@ -162,6 +172,20 @@ impl Provenance {
             }),
             _ => None,
         };
+        let clock = match (manifest.clock, server.is_some()) {
+            (Clock::System, true) => {
+                let server_now = used
+                    .first()
+                    .map(|db| {
+                        backend
+                            .server_clock(db)
+                            .unwrap_or_else(|e| format!("unknown ({e})"))
+                    })
+                    .unwrap_or_default();
+                format!("system {started} (server: {server_now})")
+            }
+            (clock, _) => clock.describe(started),
+        };
         let metrics = metrics
             .iter()
             .map(|&metric| MetricOptions {
@@ -179,6 +203,7 @@ impl Provenance {
             sqlsuite: env!("CARGO_PKG_VERSION"),
             sqlite: rusqlite::version(),
             server,
+            clock,
             gold: digest(&manifest.gold),
             tables: manifest.tables.as_deref().map(digest),
             predictions: manifest
@@ -202,6 +227,7 @@ impl Provenance {
             sqlsuite: self.sqlsuite,
             sqlite: self.sqlite,
             server: self.server.as_deref(),
+            clock: &self.clock,
             gold: &self.gold,
             tables: self.tables.as_ref(),
             predictions: &self.predictions[set],
@@ -218,18 +244,35 @@ impl SetProvenance<'_> {
     /// ```text
     /// provenance:
     ///   sqlsuite 0.1.0, SQLite 3.46.0
+    ///   clock: pinned 2024-05-01T12:00:00Z
     ///   gold: gold.sql sha256:…
     ///   predictions: v1.txt sha256:…
     ///   databases: 2 files sha256:…
     ///   metrics.exec: timeout_ms = 2000
     /// ```
     pub fn render(&self) -> String {
+        self.render_clock(self.clock)
+    }
+
+    /// [`SetProvenance::render`] for a snapshot, which is compared with the accepted one:
+    /// `clock: system` without the time the run began (the time is in the other reports).
+    pub fn render_for_snapshot(&self) -> String {
+        let clock = if self.clock.starts_with("system") {
+            "system"
+        } else {
+            self.clock
+        };
+        self.render_clock(clock)
+    }
+
+    fn render_clock(&self, clock: &str) -> String {
         let mut out = String::from("provenance:\n");
         let _ = write!(out, "  sqlsuite {}, SQLite {}", self.sqlsuite, self.sqlite);
         if let Some(server) = self.server {
             let _ = write!(out, ", {server}");
         }
         out.push('\n');
+        let _ = writeln!(out, "  clock: {clock}");
         let file = |out: &mut String, label: &str, f: &FileDigest| {
             let _ = writeln!(out, "  {label}: {} sha256:{}", f.file, f.sha256);
         };

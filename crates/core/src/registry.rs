@@ -288,7 +288,8 @@ impl Registry {
             None => &self.backends[0],
         };
         let before = missing.len();
-        let databases = (entry.configure)(&section, missing)?;
+        let mut databases = (entry.configure)(&section, missing)?;
+        databases.clock = manifest.clock;
         let globs_a_suite = || match &databases.naming {
             naming @ Naming::Files(_) => DatabaseLocator::of(naming).is_ok_and(|l| l.is_suite()),
             Naming::Names(_) => false,

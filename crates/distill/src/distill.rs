@@ -422,7 +422,7 @@ enum Target<'a> {
 impl Target<'_> {
     fn run(&self, sql: &str, limits: &Limits) -> Result<ResultTable, QueryError> {
         match self {
-            Target::File(db) => Sqlite.execute(db, sql, limits),
+            Target::File(db) => Sqlite::default().execute(db, sql, limits),
             Target::Memory(conn) => run_query(conn, sql, limits),
         }
     }

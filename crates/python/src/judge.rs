@@ -49,7 +49,7 @@ impl Judge {
         Ok(Judge {
             locator,
             metric,
-            executor: Executor::new(Box::new(Sqlite), None),
+            executor: Executor::new(Box::new(Sqlite::default()), None),
         })
     }
 

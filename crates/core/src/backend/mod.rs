@@ -12,6 +12,8 @@ mod prepare_bounds;
 mod schema_csv;
 
 pub mod sqlite;
+/// SQLite's pinned clock: a VFS answering a fixed moment.
+mod sqlite_clock;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -19,6 +21,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::Clock;
 use crate::config::{ManifestError, Section};
 pub use crate::denotation::{ResultTable, Value};
 
@@ -70,6 +73,9 @@ pub struct Databases {
     pub connection: Option<String>,
     /// Opens the backend (connecting, for a server).
     pub open: fn(&Databases) -> Result<Box<dyn Backend>, String>,
+    /// The clock queries read (`[dataset] clock`; a backend's `configure` leaves it
+    /// [`Clock::System`], the registry sets the manifest's).
+    pub clock: Clock,
 }
 
 impl fmt::Debug for Databases {
@@ -77,6 +83,7 @@ impl fmt::Debug for Databases {
         f.debug_struct("Databases")
             .field("backend", &self.backend)
             .field("naming", &self.naming)
+            .field("clock", &self.clock)
             .finish()
     }
 }
@@ -311,6 +318,11 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// it (SQLite checks each file's size and mtime once per run, not before every query).
     fn begin_run(&self) {}
 
+    /// The clock its queries read: a pinned moment, or the machine's (a server's own).
+    fn clock(&self) -> Clock {
+        Clock::System
+    }
+
     /// Whether results count the work their query did ([`ResultTable::steps`], SQLite's
     /// virtual-machine steps). A backend that counts nothing leaves it 0.
     fn counts_steps(&self) -> bool {
@@ -320,6 +332,12 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// The version of the server that holds `db`, for a backend that connects to one (reports
     /// record it as provenance); an error for a backend without a server.
     fn server_version(&self, _db: &Database) -> Result<String, String> {
+        Err(format!("{} has no server", self.name()))
+    }
+
+    /// The clock of the server that holds `db` (`SELECT now()`), for a backend that connects
+    /// to one (provenance records it when the clock is not pinned); an error without a server.
+    fn server_clock(&self, _db: &Database) -> Result<String, String> {
         Err(format!("{} has no server", self.name()))
     }
 

@@ -137,12 +137,20 @@ fn configure(
         naming: Naming::Names(name),
         connection,
         open: |d| {
+            if let Some(moment) = d.clock.pinned() {
+                return Err(format!(
+                    "[dataset] clock = \"{moment}\": a PostgreSQL server answers now() with its \
+                     own clock, which sqlsuite cannot pin; write clock = \"system\" (run the \
+                     server under libfaketime to pin it: spec/manifest.md, \"The clock\")"
+                ));
+            }
             let connection = d
                 .connection
                 .as_deref()
                 .ok_or("backend = \"postgres\" without a connection string")?;
             Ok(Box::new(Postgres::new(connection)?))
         },
+        clock: crate::clock::Clock::System,
     })
 }
 
@@ -278,6 +286,20 @@ impl Backend for Postgres {
             .next()
             .unwrap_or_default()
             .to_owned())
+    }
+
+    fn server_clock(&self, db: &Database) -> Result<String, String> {
+        let Database::Named(name) = db else {
+            return Err(format!("{} is no named database", db.label()));
+        };
+        let mut client = self.connect(name).map_err(|e| e.to_string())?;
+        let row = client
+            .query_one(
+                "SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
+                &[],
+            )
+            .map_err(|e| e.to_string())?;
+        row.try_get(0).map_err(|e| e.to_string())
     }
 
     /// Server-side data has no file to hash: results are not cached on disk.

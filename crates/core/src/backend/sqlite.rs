@@ -37,7 +37,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::prepare_bounds;
+use super::sqlite_clock::connect;
 use super::{Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError, QUERY_STACK};
+use crate::clock::Clock;
 use crate::config::{ManifestError, Section};
 use crate::denotation::{ResultTable, Value};
 
@@ -45,7 +47,7 @@ use crate::denotation::{ResultTable, Value};
 pub const ENTRY: BackendEntry = BackendEntry {
     name: "sqlite",
     configure,
-    unconfigured: Some(|| Box::new(Sqlite)),
+    unconfigured: Some(|| Box::new(Sqlite::default())),
 };
 
 /// `[databases]` for SQLite.
@@ -110,7 +112,8 @@ fn configure(
         backend: ENTRY.name,
         naming: Naming::Files(databases),
         connection: None,
-        open: |_| Ok(Box::new(Sqlite)),
+        open: |d| Ok(Box::new(Sqlite::at(d.clock))),
+        clock: Clock::System,
     })
 }
 
@@ -120,9 +123,19 @@ const CONNECTIONS_PER_THREAD: usize = 32;
 /// and the step budget. (A query's `steps` are SQLite's own exact count.)
 pub const STEP_BLOCK: i32 = 2_000;
 
-/// The SQLite backend. Stateless: connections live in a small per-thread cache.
+/// The SQLite backend: the clock its queries read; connections live in a small per-thread
+/// cache.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Sqlite;
+pub struct Sqlite {
+    clock: Clock,
+}
+
+impl Sqlite {
+    /// The backend whose queries read `clock` (`'now'`, `CURRENT_TIMESTAMP`, …).
+    pub fn at(clock: Clock) -> Sqlite {
+        Sqlite { clock }
+    }
+}
 
 /// A connection is reused only while its file looks unchanged (same size and mtime): an
 /// immutable connection would not notice a change by itself. The file is looked at when the
@@ -131,13 +144,16 @@ pub struct Sqlite;
 /// light queries.
 type Stamp = (PathBuf, Option<(u64, std::time::SystemTime)>);
 
+/// A cached connection: its file's stamp, the run that last checked it, and its clock.
+type Cached = (Stamp, u64, Clock, Connection);
+
 /// The current run, bumped by [`Backend::begin_run`]: a cached connection whose stamp was
 /// checked in an earlier run is checked again.
 static RUN: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// Open connections with their file's stamp and the run that last checked it.
-    static CONNECTIONS: RefCell<Vec<(Stamp, u64, Connection)>> = const { RefCell::new(Vec::new()) };
+    static CONNECTIONS: RefCell<Vec<Cached>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Backend for Sqlite {
@@ -165,7 +181,11 @@ impl Backend for Sqlite {
                 message: "SQLite databases are files".into(),
             });
         };
-        with_connection(path, |conn| run_query(conn, sql, limits))
+        with_connection(path, self.clock, |conn| run_query(conn, sql, limits))
+    }
+
+    fn clock(&self) -> Clock {
+        self.clock
     }
 }
 
@@ -177,12 +197,13 @@ fn stamp(path: &Path) -> Stamp {
 
 fn with_connection<T>(
     path: &Path,
+    clock: Clock,
     f: impl FnOnce(&Connection) -> Result<T, QueryError>,
 ) -> Result<T, QueryError> {
     let run = RUN.load(Ordering::Relaxed);
     CONNECTIONS.with(|cell| {
         let mut cache = cell.borrow_mut();
-        let same_file = |(k, _, _): &(Stamp, u64, Connection)| k.0.as_os_str() == path.as_os_str();
+        let same_file = |(k, _, c, _): &Cached| k.0.as_os_str() == path.as_os_str() && *c == clock;
         let fresh = match cache.iter().position(same_file) {
             Some(pos) if cache[pos].1 == run => Some(pos),
             Some(pos) => {
@@ -201,21 +222,21 @@ fn with_connection<T>(
             Some(pos) => pos,
             None => {
                 let key = stamp(path);
-                let conn = open(path).map_err(|e| QueryError::Open {
+                let conn = open_at(path, clock).map_err(|e| QueryError::Open {
                     path: path.display().to_string(),
                     message: e.to_string(),
                 })?;
                 if cache.len() >= CONNECTIONS_PER_THREAD {
                     cache.remove(0);
                 }
-                cache.push((key, run, conn));
+                cache.push((key, run, clock, conn));
                 cache.len() - 1
             }
         };
         // Most recently used last.
         let entry = cache.remove(pos);
         cache.push(entry);
-        let conn = &cache[cache.len() - 1].2;
+        let conn = &cache[cache.len() - 1].3;
         f(conn)
     })
 }
@@ -242,12 +263,17 @@ pub fn script_of(path: &Path) -> Option<Result<String, String>> {
 /// A private in-memory database loaded from the script `path` stands for ([`script_of`]), or
 /// `None` if `path` names a database file.
 pub fn load_script(path: &Path) -> Option<rusqlite::Result<Connection>> {
+    load_script_at(path, Clock::System)
+}
+
+/// [`load_script`], the database's queries reading `clock`.
+fn load_script_at(path: &Path, clock: Clock) -> Option<rusqlite::Result<Connection>> {
     let script = script_of(path)?;
     Some(
         script
             .map_err(|e| rusqlite::Error::InvalidPath(PathBuf::from(e)))
             .and_then(|script| {
-                let conn = Connection::open_in_memory()?;
+                let conn = connect(":memory:", OpenFlags::default(), clock)?;
                 // A script that fails names its file, as the reading of it does.
                 conn.execute_batch(&script).map_err(|e| {
                     rusqlite::Error::InvalidPath(PathBuf::from(format!("{}: {e}", path.display())))
@@ -262,9 +288,16 @@ pub fn quote_identifier(name: &str) -> String {
     crate::sql_tokens::quote(name, '"')
 }
 
-/// Opens a database for untrusted queries.
+/// Opens a database for untrusted queries, on the machine's clock.
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
-    let conn = if let Some(loaded) = load_script(path) {
+    open_at(path, Clock::System)
+}
+
+/// Opens a database for untrusted queries whose `'now'` is `clock`'s (a pinned moment is
+/// answered by the VFS of `backend::sqlite_clock`; the file opens read-only and immutable
+/// either way).
+pub fn open_at(path: &Path, clock: Clock) -> rusqlite::Result<Connection> {
+    let conn = if let Some(loaded) = load_script_at(path, clock) {
         loaded?
     } else {
         if !path.is_file() {
@@ -273,12 +306,10 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
         let absolute = std::fs::canonicalize(path)
             .map_err(|_| rusqlite::Error::InvalidPath(path.to_path_buf()))?;
         let uri = format!("file:{}?mode=ro&immutable=1", uri_escape(&absolute));
-        Connection::open_with_flags(
-            uri,
-            OpenFlags::SQLITE_OPEN_READ_ONLY
-                | OpenFlags::SQLITE_OPEN_URI
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        connect(&uri, flags, clock)?
     };
     // Read the schema now, before any progress handler counts steps: SQLite reads it lazily,
     // within the first query's steps, so which query ran first on a connection (which differs
@@ -641,7 +672,7 @@ mod tests {
     fn reads_typed_values_and_drops_invalid_utf8() {
         let dir = tempfile::tempdir().unwrap();
         let db = scratch_db(dir.path());
-        let t = Sqlite
+        let t = Sqlite::default()
             .execute(&db, "SELECT a, b, c FROM t", &limits())
             .unwrap();
         assert_eq!(t.columns, vec!["a", "b", "c"]);
@@ -672,12 +703,12 @@ mod tests {
             "REINDEX",
             "ANALYZE",
         ] {
-            let r = Sqlite.execute(&db, sql, &limits());
+            let r = Sqlite::default().execute(&db, sql, &limits());
             assert!(matches!(r, Err(QueryError::Sql(_))), "{sql} gave {r:?}");
         }
         assert_eq!(std::fs::read(db.as_file().unwrap()).unwrap(), before);
         // No temp table shadows `t` on the reused connection.
-        let t = Sqlite
+        let t = Sqlite::default()
             .execute(&db, "SELECT count(*) FROM t", &limits())
             .unwrap();
         assert_eq!(t.rows, vec![vec![Value::Int(3)]]);
@@ -691,7 +722,7 @@ mod tests {
         let sql = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) \
                    SELECT count(*) FROM n";
         let start = Instant::now();
-        let r = Sqlite.execute(&db, sql, &limits());
+        let r = Sqlite::default().execute(&db, sql, &limits());
         assert_eq!(r, Err(QueryError::Timeout { ms: 300 }));
         assert!(start.elapsed() < Duration::from_secs(5));
     }
@@ -706,8 +737,12 @@ mod tests {
                  SELECT count(*) FROM n"
             )
         };
-        let small = Sqlite.execute(&db, &count(10_000), &limits()).unwrap();
-        let large = Sqlite.execute(&db, &count(100_000), &limits()).unwrap();
+        let small = Sqlite::default()
+            .execute(&db, &count(10_000), &limits())
+            .unwrap();
+        let large = Sqlite::default()
+            .execute(&db, &count(100_000), &limits())
+            .unwrap();
         assert!(small.steps > 0, "{small:?}");
         assert!(
             large.steps > 5 * small.steps,
@@ -716,19 +751,21 @@ mod tests {
             small.steps
         );
         // The same query does the same work every time.
-        let again = Sqlite.execute(&db, &count(100_000), &limits()).unwrap();
+        let again = Sqlite::default()
+            .execute(&db, &count(100_000), &limits())
+            .unwrap();
         assert_eq!(again.steps, large.steps);
         let budget = Limits {
             max_steps: Some(small.steps * 2),
             ..limits()
         };
         assert_eq!(
-            Sqlite
+            Sqlite::default()
                 .execute(&db, &count(10_000), &budget)
                 .map(|t| t.steps),
             Ok(small.steps)
         );
-        match Sqlite.execute(&db, &count(100_000), &budget) {
+        match Sqlite::default().execute(&db, &count(100_000), &budget) {
             Err(QueryError::Budget { steps }) => assert!(steps > small.steps * 2),
             other => panic!("{other:?}"),
         }
@@ -739,7 +776,7 @@ mod tests {
             ..limits()
         };
         let run = |max| {
-            Sqlite
+            Sqlite::default()
                 .execute(&db, &count(10_000), &at(max))
                 .map(|t| t.steps)
         };
@@ -754,11 +791,11 @@ mod tests {
     fn a_database_file_changed_between_runs_is_read_anew() {
         let dir = tempfile::tempdir().unwrap();
         let db = scratch_db(dir.path());
-        let count = || match Sqlite.execute(&db, "SELECT count(*) FROM t", &limits()) {
+        let count = || match Sqlite::default().execute(&db, "SELECT count(*) FROM t", &limits()) {
             Ok(t) => t.rows[0][0].clone(),
             Err(e) => panic!("{e}"),
         };
-        Sqlite.begin_run();
+        Sqlite::default().begin_run();
         assert_eq!(count(), Value::Int(3));
         // The file is replaced (another size and mtime) between two runs.
         let path = db.as_file().unwrap().to_path_buf();
@@ -771,7 +808,7 @@ mod tests {
         )
         .unwrap();
         drop(conn);
-        Sqlite.begin_run();
+        Sqlite::default().begin_run();
         assert_eq!(count(), Value::Int(10));
     }
 
@@ -788,8 +825,14 @@ mod tests {
         drop(conn);
         let db = Database::file(&path);
         let sql = "SELECT count(*) FROM t399";
-        let first = Sqlite.execute(&db, sql, &limits()).unwrap().steps;
-        let again = Sqlite.execute(&db, sql, &limits()).unwrap().steps;
+        let first = Sqlite::default()
+            .execute(&db, sql, &limits())
+            .unwrap()
+            .steps;
+        let again = Sqlite::default()
+            .execute(&db, sql, &limits())
+            .unwrap()
+            .steps;
         assert_eq!(first, again);
     }
 
@@ -802,7 +845,7 @@ mod tests {
             ..limits()
         };
         assert_eq!(
-            Sqlite.execute(&db, "SELECT * FROM t", &few),
+            Sqlite::default().execute(&db, "SELECT * FROM t", &few),
             Err(QueryError::TooManyRows { limit: 2 })
         );
         let small = Limits {
@@ -810,7 +853,7 @@ mod tests {
             ..limits()
         };
         assert_eq!(
-            Sqlite.execute(&db, "SELECT * FROM t, t AS u", &small),
+            Sqlite::default().execute(&db, "SELECT * FROM t, t AS u", &small),
             Err(QueryError::TooLarge { limit: 100 })
         );
     }
@@ -819,20 +862,20 @@ mod tests {
     fn one_statement_at_a_time_like_python() {
         let dir = tempfile::tempdir().unwrap();
         let db = scratch_db(dir.path());
-        assert!(Sqlite
+        assert!(Sqlite::default()
             .execute(&db, "SELECT 1; -- done\n", &limits())
             .is_ok());
-        assert!(Sqlite
+        assert!(Sqlite::default()
             .execute(&db, "SELECT ';' ; /* x */", &limits())
             .is_ok());
         assert_eq!(
-            Sqlite.execute(&db, "SELECT 1; SELECT 2", &limits()),
+            Sqlite::default().execute(&db, "SELECT 1; SELECT 2", &limits()),
             Err(QueryError::Sql(
                 "You can only execute one statement at a time.".into()
             ))
         );
         assert_eq!(
-            Sqlite.execute(&db, "  -- nothing", &limits()),
+            Sqlite::default().execute(&db, "  -- nothing", &limits()),
             Ok(ResultTable::default())
         );
     }
@@ -842,7 +885,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = scratch_db(dir.path());
         assert_eq!(
-            Sqlite.execute(&db, "SELECT nope FROM t", &limits()),
+            Sqlite::default().execute(&db, "SELECT nope FROM t", &limits()),
             Err(QueryError::Sql("no such column: nope".into()))
         );
     }
@@ -852,18 +895,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.sql");
         std::fs::write(&path, "CREATE TABLE k(v); INSERT INTO k VALUES (7);").unwrap();
-        let t = Sqlite
+        let t = Sqlite::default()
             .execute(&Database::file(&path), "SELECT v FROM k", &limits())
             .unwrap();
         assert_eq!(t.rows, vec![vec![Value::Int(7)]]);
-        assert!(Sqlite
+        assert!(Sqlite::default()
             .execute(&Database::file(&path), "DELETE FROM k", &limits())
             .is_err());
     }
 
     #[test]
     fn missing_database_is_an_open_error() {
-        let r = Sqlite.execute(
+        let r = Sqlite::default().execute(
             &Database::file("/nonexistent/x.sqlite"),
             "SELECT 1",
             &limits(),
@@ -878,7 +921,7 @@ mod tests {
     fn bombs_inside_one_step_are_bounded_by_value_and_pattern_sizes() {
         let dir = tempfile::tempdir().unwrap();
         let db = scratch_db(dir.path());
-        let run = |sql: &str| Sqlite.execute(&db, sql, &limits());
+        let run = |sql: &str| Sqlite::default().execute(&db, sql, &limits());
         for bomb in [
             "SELECT zeroblob(60000000), zeroblob(60000000)",
             "SELECT printf('%.*c', 200000, 'a') LIKE '%' || printf('%.*c', 49000, 'a') || 'b'",
@@ -902,7 +945,7 @@ mod tests {
     fn nul_bytes_and_cte_expansion_are_refused_before_sqlite_reads_them() {
         let dir = tempfile::tempdir().unwrap();
         let db = scratch_db(dir.path());
-        let run = |sql: &str| Sqlite.execute(&db, sql, &limits());
+        let run = |sql: &str| Sqlite::default().execute(&db, sql, &limits());
         let r = run("SELECT 1\0; DELETE FROM t");
         assert!(
             matches!(&r, Err(QueryError::Sql(m)) if m.contains("null character")),
@@ -941,7 +984,7 @@ mod tests {
         );
         let r = std::thread::Builder::new()
             .stack_size(256 << 10)
-            .spawn(move || Sqlite.execute(&db, &sql, &limits()))
+            .spawn(move || Sqlite::default().execute(&db, &sql, &limits()))
             .unwrap()
             .join()
             .expect("the query's thread survives");

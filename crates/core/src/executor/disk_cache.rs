@@ -16,6 +16,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::{Memo, QueryResult};
 use crate::backend::{Backend, Database, Limits, QueryError};
+use crate::clock::{reads_clock, Clock};
 
 /// The cache's file in its directory.
 pub(super) const FILE: &str = "gold-results.sqlite";
@@ -60,7 +61,8 @@ impl DiskCache {
         serde_json::from_str(&text).ok()
     }
 
-    /// A result stopped by its time limit is not kept: it depends on the machine's load.
+    /// A result stopped by its time limit is not kept (it depends on the machine's load), nor one
+    /// of a query that reads the machine's clock (it depends on the day).
     pub(super) fn store(
         &self,
         backend: &dyn Backend,
@@ -69,7 +71,9 @@ impl DiskCache {
         limits: &Limits,
         result: &QueryResult,
     ) {
-        if matches!(result, Err(QueryError::Timeout { .. })) {
+        if matches!(result, Err(QueryError::Timeout { .. }))
+            || (backend.clock() == Clock::System && reads_clock(sql))
+        {
             return;
         }
         let Some(key) = self.key(backend, db, sql, limits) else {
@@ -99,10 +103,16 @@ impl DiskCache {
             self.hashes
                 .get_or_init(db, || db.clone(), || backend.content_hash(db).ok())?;
         let mut h = blake3::Hasher::new();
+        // A pinned clock is part of the key: a result that reads it is that moment's.
+        let clock = match backend.clock() {
+            Clock::System => String::new(),
+            Clock::Pinned(m) => format!("clock {m}"),
+        };
         for part in [
             backend.name(),
             &content,
             sql,
+            &clock,
             // `v2`: results carry their steps; `v3`: exact steps, not blocks.
             &format!(
                 "v3/{}/{}/{}/{:?}",

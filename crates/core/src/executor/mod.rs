@@ -181,10 +181,10 @@ mod tests {
         }
         fn execute(&self, db: &Database, sql: &str, limits: &Limits) -> QueryResult {
             self.0.fetch_add(1, Ordering::SeqCst);
-            Sqlite.execute(db, sql, limits)
+            Sqlite::default().execute(db, sql, limits)
         }
         fn begin_run(&self) {
-            Sqlite.begin_run();
+            Sqlite::default().begin_run();
         }
     }
 

@@ -166,7 +166,7 @@ mod tests {
     }
 
     fn judge(options: BleuOptions, refs: &[&str], prediction: &str) -> Verdict {
-        let ex = Executor::new(Box::new(Sqlite), None);
+        let ex = Executor::new(Box::new(Sqlite::default()), None);
         BleuMetric { options }.evaluate(&item(refs), prediction, &[], &ex)
     }
 

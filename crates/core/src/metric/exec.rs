@@ -548,7 +548,7 @@ mod tests {
     fn judge(options: ExecOptions, gold: &str, pred: &str) -> Verdict {
         let (_dir, dbs) = fixture();
         let item = Item::new(0, "db", gold, "test");
-        let ex = Executor::new(Box::new(Sqlite), None);
+        let ex = Executor::new(Box::new(Sqlite::default()), None);
         Exec::new(options).evaluate(&item, pred, &dbs, &ex)
     }
 
@@ -692,7 +692,7 @@ mod tests {
         std::fs::write(&other, "CREATE TABLE t(x INT); INSERT INTO t VALUES (1);").unwrap();
         dbs.push(Database::file(&other));
         let item = Item::new(0, "db", "SELECT name FROM s WHERE age > 35", "test");
-        let ex = Executor::new(Box::new(Sqlite), None);
+        let ex = Executor::new(Box::new(Sqlite::default()), None);
         let v =
             Exec::new(classical()).evaluate(&item, "SELECT name FROM s WHERE age >= 40", &dbs, &ex);
         assert_eq!(v.status, Status::Correct, "{v:?}");
@@ -992,7 +992,7 @@ mod tests {
             write("suite_1.sql", "('a', 30), ('b', 40), ('c', 50)"),
         ];
         let item = Item::new(0, "db", "SELECT name FROM s WHERE age = 40", "test");
-        let ex = Executor::new(Box::new(Sqlite), None);
+        let ex = Executor::new(Box::new(Sqlite::default()), None);
         let plug = Exec::new(ExecOptions {
             plug_value: true,
             ..ExecOptions::default()
@@ -1037,7 +1037,7 @@ mod tests {
     fn judge_ties(options: ExecOptions, gold: &str, pred: &str) -> Verdict {
         let (_dir, dbs) = tie_fixture();
         let item = Item::new(0, "db", gold, "test");
-        let ex = Executor::new(Box::new(Sqlite), None);
+        let ex = Executor::new(Box::new(Sqlite::default()), None);
         Exec::new(options).evaluate(&item, pred, &dbs, &ex)
     }
 
@@ -1163,7 +1163,7 @@ mod tests {
         std::fs::write(&a, "CREATE TABLE t(x INT); INSERT INTO t VALUES (1), (5);").unwrap();
         std::fs::write(&b, "CREATE TABLE t(x INT); INSERT INTO t VALUES (1), (2);").unwrap();
         let item = Item::new(0, "t", "SELECT x FROM t WHERE x < 3", "test");
-        let ex = Executor::new(Box::new(Sqlite), None);
+        let ex = Executor::new(Box::new(Sqlite::default()), None);
         let dbs = [Database::file(&a), Database::file(&b)];
         let exec = Exec::new(ExecOptions::default());
         let v = exec.evaluate(&item, "SELECT x FROM t WHERE x = 1", &dbs, &ex);

@@ -210,7 +210,7 @@ mod tests {
 
     fn judge(options: &PcmOptions, gold: &str, prediction: &str) -> Verdict {
         let item = Item::new(0, "stackexchange", gold, "test");
-        let executor = Executor::new(Box::new(Sqlite), None);
+        let executor = Executor::new(Box::new(Sqlite::default()), None);
         Pcm::new(options).evaluate(&item, prediction, &[], &executor)
     }
 

@@ -123,7 +123,7 @@ mod tests {
         )
         .unwrap();
         let item = Item::new(0, "db", gold, "test");
-        let ex = Executor::new(Box::new(Sqlite), None);
+        let ex = Executor::new(Box::new(Sqlite::default()), None);
         let metric = RVes {
             limits: QueryLimits::default().limits(),
         };

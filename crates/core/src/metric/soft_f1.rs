@@ -94,7 +94,7 @@ mod tests {
         )
         .unwrap();
         let item = Item::new(0, "db", gold, "test");
-        let ex = Executor::new(Box::new(Sqlite), None);
+        let ex = Executor::new(Box::new(Sqlite::default()), None);
         let metric = SoftF1 {
             limits: QueryLimits::default().limits(),
         };

@@ -181,6 +181,7 @@ fn provenance_properties(p: &SetProvenance<'_>) -> Vec<(String, String)> {
     if let Some(server) = p.server {
         out.push(("provenance.server".to_owned(), server.to_owned()));
     }
+    out.push(("provenance.clock".to_owned(), p.clock.to_owned()));
     let file = |f: &crate::provenance::FileDigest| format!("{} sha256:{}", f.file, f.sha256);
     out.push(("provenance.gold".to_owned(), file(p.gold)));
     if let Some(t) = p.tables {

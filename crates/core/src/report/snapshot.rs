@@ -32,7 +32,7 @@ pub fn render(run: &Run, set: &SetRun) -> String {
         "dataset: {}\npredictions: {}\n\n{}",
         run.dataset,
         set.name,
-        run.provenance_of(set).render()
+        run.provenance_of(set).render_for_snapshot()
     );
     for metric in &run.metrics {
         out.push('\n');
