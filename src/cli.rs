@@ -18,8 +18,9 @@ pub struct Cli {
 pub enum Command {
     /// Evaluate every prediction set of a manifest; exit 1 if the gate fails.
     Eval(EvalArgs),
-    /// Items whose verdict flipped between prediction sets A and B, by metric, direction and
-    /// reason; exit 1 if any item regressed (correct in A, incorrect in B).
+    /// Accuracy in prediction sets A and B and the difference (per hardness or category too),
+    /// then the items whose verdict flipped, by metric, direction and reason, one block each;
+    /// exit 1 if any item regressed (correct in A, incorrect in B).
     Diff(DiffArgs),
     /// Write one self-contained HTML report of a prediction set: summaries, accuracy tables,
     /// every item with search and filters; flipped items first against another set or the
@@ -97,6 +98,13 @@ pub struct DiffArgs {
     pub a: String,
     /// The prediction set compared with it (e.g. the candidate).
     pub b: String,
+    /// Also list the items whose reason changed (incorrect in both sets); by default only
+    /// counted.
+    #[arg(long)]
+    pub reasons: bool,
+    /// Cut each query and reason to this many characters (0: never cut).
+    #[arg(long, default_value_t = sqlsuite::report::diff::RenderOptions::default().width)]
+    pub width: usize,
     #[command(flatten)]
     pub common: CommonArgs,
 }

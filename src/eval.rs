@@ -2,7 +2,6 @@
 //! prediction set judged in one pass, verdicts streamed to the journal as they come, then the
 //! output in the chosen format and the gate.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -11,6 +10,7 @@ use sqlsuite::manifest::GateMode;
 use sqlsuite::metric;
 use sqlsuite::metric::Status;
 use sqlsuite::report::snapshot::{self, Accepted};
+use sqlsuite::report::snapshot_change::count;
 use sqlsuite::report::summary::{Disagreement, Summary};
 use sqlsuite::report::{gate, jsonl, junit};
 use sqlsuite::run::SetRun;
@@ -19,7 +19,7 @@ use sqlsuite::{Evaluation, ItemResult, Run};
 use crate::cli::{EvalArgs, Format};
 use crate::journal::Journal;
 use crate::supervise;
-use crate::{emit, progress};
+use crate::{emit, progress, set_named};
 
 /// Fault injection for the supervisor's tests: a prediction whose text is exactly the value of
 /// this variable aborts the process as it starts (as a crash inside SQLite would).
@@ -65,8 +65,10 @@ fn gate_mode_failure(run: &Run, set: &SetRun) -> Option<String> {
                 .count();
             (failed > 0).then(|| {
                 format!(
-                    "{}::{}: {failed} items not correct (strict mode)",
-                    run.dataset, set.name
+                    "{}::{}: {} not correct (strict mode)",
+                    run.dataset,
+                    set.name,
+                    count(failed, "item")
                 )
             })
         }
@@ -82,23 +84,15 @@ fn gate_mode_failure(run: &Run, set: &SetRun) -> Option<String> {
             let f = snapshot::flips(set, &accepted);
             (!f.regressed.is_empty()).then(|| {
                 format!(
-                    "{}::{}: {} items regressed against the accepted snapshot: {:?}",
+                    "{}::{}: {} regressed against the accepted snapshot: {:?}",
                     run.dataset,
                     set.name,
-                    f.regressed.len(),
+                    count(f.regressed.len(), "item"),
                     f.regressed
                 )
             })
         }
     }
-}
-
-fn set_named(eval: &Evaluation, manifest: &Path, name: &str) -> anyhow::Result<usize> {
-    eval.dataset
-        .predictions
-        .iter()
-        .position(|p| p.name == name)
-        .ok_or_else(|| anyhow::anyhow!("{}: no prediction set named {name:?}", manifest.display()))
 }
 
 pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
@@ -140,14 +134,8 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let sets: Vec<usize> = (0..eval.dataset.predictions.len())
         .filter(|&s| only.is_empty() || only.contains(&eval.dataset.predictions[s].name))
         .collect();
-    if let Some(unknown) = only
-        .iter()
-        .find(|n| !eval.dataset.predictions.iter().any(|p| &p.name == *n))
-    {
-        anyhow::bail!(
-            "{}: no prediction set named {unknown:?}",
-            manifest.display()
-        );
+    for name in only {
+        set_named(&eval, manifest, name)?;
     }
     let total = sets.len() * eval.items().len();
     let bar = progress::Progress::new(total as u64, "evaluating");
@@ -178,7 +166,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
                     "{}::{}\n{}\n",
                     run.dataset,
                     set.name,
-                    summary.render()
+                    summary.render_with_hardness()
                 ))?;
             }
             if let Err(e) = gate::check(&run.manifest.gate, &summary) {

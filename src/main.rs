@@ -59,3 +59,21 @@ fn emit(text: &str) -> anyhow::Result<()> {
         other => Ok(other?),
     }
 }
+
+/// The position of the manifest's prediction set `name`; an unknown name is an error that
+/// lists the known ones (`eval --predictions`, `diff`).
+fn set_named(
+    eval: &sqlsuite::Evaluation,
+    manifest: &std::path::Path,
+    name: &str,
+) -> anyhow::Result<usize> {
+    let sets = &eval.dataset.predictions;
+    sets.iter().position(|p| p.name == name).ok_or_else(|| {
+        let known: Vec<&str> = sets.iter().map(|p| p.name.as_str()).collect();
+        anyhow::anyhow!(
+            "{}: no prediction set named {name:?} (known: {})",
+            manifest.display(),
+            known.join(", ")
+        )
+    })
+}

@@ -53,7 +53,7 @@ pub fn trials() -> Trials {
 
 /// `cargo <args>` in `dir`, in an environment of its own (its own target directory: the outer
 /// `cargo test` holds the lock of ours; no `CI` or `INSTA_*` settings of the caller).
-fn cargo(args: &[&str], dir: &Path) -> Option<Output> {
+pub fn cargo(args: &[&str], dir: &Path) -> Option<Output> {
     let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     command
         .args(args)
@@ -114,7 +114,7 @@ const DEMO_RS: &str = r#"fn main() -> std::process::ExitCode {
 }
 "#;
 
-fn show(o: &Output) -> String {
+pub fn show(o: &Output) -> String {
     format!(
         "status {}\n--- stdout\n{}\n--- stderr\n{}",
         o.status,
@@ -123,11 +123,10 @@ fn show(o: &Output) -> String {
     )
 }
 
-fn pending_then_accepted() -> Result<(), Failed> {
-    let started = Instant::now();
+/// A temporary model repository in `repo`: a crate whose test target `demo` runs the demo
+/// dataset's trials (through this binary), the demo's data and its accepted snapshots.
+pub fn model_repository(repo: &Path) -> Result<(), Failed> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let repo = tmp.path();
     let write = |path: &str, text: &str| -> Result<(), Failed> {
         let path = repo.join(path);
         if let Some(dir) = path.parent() {
@@ -152,6 +151,15 @@ fn pending_then_accepted() -> Result<(), Failed> {
         let name = format!("snapshots/demo__{set}.snap");
         std::fs::copy(root.join(&name), repo.join(&name)).map_err(|e| e.to_string())?;
     }
+    Ok(())
+}
+
+fn pending_then_accepted() -> Result<(), Failed> {
+    let started = Instant::now();
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let repo = tmp.path();
+    model_repository(repo)?;
+    let demo = repo.join("datasets/demo");
 
     // v1's first item judged row_count in its accepted snapshot now predicts the gold itself.
     let accepted =

@@ -11,7 +11,8 @@
 //! * untrusted input and hard limits: [`postgres`], [`fuzz_readers`] (the hostile campaign is a
 //!   binary of its own, `tests/hostile`: it measures the memory of the processes it starts);
 //! * what people see and do: [`report`] (the HTML report in headless Chromium),
-//!   [`insta_workflow`] (the real `cargo insta`), [`determinism`] (byte-identical output
+//!   [`insta_workflow`] (the real `cargo insta`), [`nextest_workflow`] (known failures under
+//!   the real `cargo nextest`), [`determinism`] (byte-identical output
 //!   whatever the threads and the load).
 //!
 //! Data they need and do not find (the shared data, a server, Chromium, `cargo-insta`) makes
@@ -24,6 +25,7 @@ mod compose;
 mod determinism;
 mod fuzz_readers;
 mod insta_workflow;
+mod nextest_workflow;
 mod pg_client;
 mod postgres;
 mod report;
@@ -49,7 +51,7 @@ fn main() -> ExitCode {
         return code;
     }
     let args = Arguments::from_args();
-    let modules: [fn() -> Trials; 14] = [
+    let modules: [fn() -> Trials; 15] = [
         spider::trials,
         bird::trials,
         sparc::trials,
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
         fuzz_readers::trials,
         report::trials,
         insta_workflow::trials,
+        nextest_workflow::trials,
         determinism::trials,
     ];
     let mut trials = Vec::new();

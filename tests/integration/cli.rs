@@ -70,6 +70,65 @@ fn eval_prints_the_summary_of_each_prediction_set() {
     );
 }
 
+/// With `[dataset] tables`, items have Spider's hardness and `eval` prints the table per
+/// hardness (in the official order, easy to extra) between the headline and the `db_id` rows;
+/// an unknown `--predictions` name lists the known ones.
+#[test]
+fn eval_prints_accuracy_per_hardness_and_lists_the_known_sets() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = own_schema(dir.path());
+    let m = manifest.to_str().unwrap();
+    let out = sqlsuite(&["eval", m]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    let (table_at, db_at) = (
+        stdout.find("\n  hardness  items  scored  correct  accuracy\n"),
+        stdout.find("\n  db_id  "),
+    );
+    let (Some(table_at), Some(db_at)) = (table_at, db_at) else {
+        panic!("no hardness or db_id table:\n{stdout}");
+    };
+    assert!(table_at < db_at, "{stdout}");
+    // Its rows: groups in the official order, adding up to the headline's counts.
+    let rows: Vec<Vec<&str>> = stdout[table_at..db_at]
+        .lines()
+        .skip(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let order = ["easy", "medium", "hard", "extra"];
+    let positions: Vec<usize> = rows
+        .iter()
+        .map(|r| order.iter().position(|o| *o == r[0]).expect("a hardness"))
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{stdout}");
+    let sum = |column: usize| -> usize {
+        rows.iter()
+            .map(|r| r[column].parse::<usize>().unwrap())
+            .sum()
+    };
+    let headline = stdout.lines().find(|l| l.starts_with("exec: ")).unwrap();
+    let counts = headline["exec: ".len()..].split(' ').next().unwrap();
+    assert_eq!(counts, format!("{}/{}", sum(3), sum(2)), "{stdout}");
+    assert_eq!(sum(1), 4, "{stdout}");
+
+    // JSON lines carry each item's hardness, the same the table counts.
+    let out = sqlsuite(&["eval", m, "--format", "jsonl"]);
+    let lines = item_lines(&text(&out.stdout));
+    for r in &rows {
+        let n = lines.iter().filter(|l| l["hardness"] == r[0]).count();
+        assert_eq!(n.to_string(), r[1], "{lines:?}");
+    }
+
+    // An unknown set: exit status 2, naming the known ones (as `diff` does).
+    let out = sqlsuite(&["eval", m, "--predictions", "v3"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no prediction set named \"v3\" (known: p)"),
+        "{stderr}"
+    );
+}
+
 /// BIRD's set-based EX beside the stricter execution match: the summary names the items they
 /// judge apart (spec/bird.md §3).
 #[test]
@@ -194,6 +253,21 @@ fn jsonl_is_one_object_per_item_and_metric() {
     assert_eq!(item11["metric"], "exec");
     assert_eq!(item11["verdict"], "incorrect");
     assert_eq!(item11["reason"], "rows_differ");
+    // The gold and the prediction as their files have them, and the differing rows of each
+    // side (bounded: each list says how many rows it has in all).
+    let gold = std::fs::read_to_string(demo_dir().join("gold.sql")).unwrap();
+    let gold11 = gold.lines().nth(11).unwrap().split('\t').next().unwrap();
+    assert_eq!(item11["gold"], gold11);
+    let v2_text = String::from_utf8(v2.clone()).unwrap();
+    assert_eq!(item11["prediction"], v2_text.lines().nth(11).unwrap());
+    let details = item11["details"].as_str().unwrap();
+    assert!(
+        details.contains("only in gold (") && details.contains("only in prediction ("),
+        "{item11}"
+    );
+    // The demo has no questions, hardness or categories; a correct item has no details.
+    assert!(item11.get("question").is_none() && item11.get("hardness").is_none());
+    assert!(lines[0]["verdict"] == "correct" && lines[0].get("details").is_none());
     let correct = lines.iter().filter(|l| l["verdict"] == "correct").count();
     assert_eq!(correct, 15);
     // SQLite counts the steps: each line carries the gold's, and those of a prediction that ran
@@ -288,7 +362,7 @@ fn regression_mode_fails_only_on_items_that_were_correct() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("t::model: 1 items regressed against the accepted snapshot: [11]"),
+        stderr.contains("t::model: 1 item regressed against the accepted snapshot: [11]"),
         "{stderr}"
     );
 }
@@ -883,14 +957,53 @@ fn diff_lists_flipped_items_and_fails_on_regressions() {
         text(&out.stderr)
     );
     assert!(stdout.starts_with("demo: v1 -> v2, 20 items\n"), "{stdout}");
+    // Accuracy before and after, and the difference: eval's numbers for each set.
+    let eval = text(&sqlsuite(&["eval", "datasets/demo/demo.toml"]).stdout);
+    let accuracy = |set: &str| {
+        let headline = eval
+            .split(&format!("demo::{set}\nexec: "))
+            .nth(1)
+            .and_then(|rest| rest.lines().next())
+            .expect("eval's headline");
+        // `13/20 correct = 65.00% (…)` → `65.00% (13/20)`
+        let (counts, rest) = headline.split_once(" correct = ").unwrap();
+        let percent = rest.split_once(' ').unwrap().0;
+        (
+            format!("{percent} ({counts})"),
+            percent.trim_end_matches('%').parse::<f64>().unwrap(),
+        )
+    };
+    let ((a, pa), (b, pb)) = (accuracy("v1"), accuracy("v2"));
+    let row = format!("\nexec      {a}  {b}  {:>8}\n", format!("{:+.2}", pb - pa));
+    assert!(stdout.contains(&row), "{row:?} in\n{stdout}");
     assert!(
-        stdout.contains(
-            "exec: 1 regressed, 3 newly correct, 0 reasons changed\n  regressed (1):\n    \
-             rows_differ (1): 11 school\n  newly correct (3):\n    \
-             sql_error (2): 06 library, 08 library\n    row_count (1): 17 school\n"
-        ),
+        stdout.contains("\nexec: 1 regressed, 3 newly correct, 0 reasons changed\n"),
         "{stdout}"
     );
+    // One block per flipped item, under its direction and reason.
+    let regressed = stdout
+        .find("== exec: regressed (1), by v2's reason ==")
+        .unwrap();
+    let fixed = stdout
+        .find("== exec: newly correct (3), by v1's reason ==")
+        .unwrap();
+    assert!(regressed < fixed, "{stdout}");
+    assert!(
+        stdout[regressed..fixed].contains("\nrows_differ (1)\n\n  11 school\n    gold  SELECT "),
+        "{stdout}"
+    );
+    let fixes = &stdout[fixed..];
+    let (sql_error, row_count) = (
+        fixes.find("\nsql_error (2)\n").unwrap(),
+        fixes.find("\nrow_count (1)\n").unwrap(),
+    );
+    assert!(sql_error < row_count, "{stdout}");
+    for item in ["\n  06 library\n", "\n  08 library\n"] {
+        let at = fixes.find(item).unwrap();
+        assert!(sql_error < at && at < row_count, "{stdout}");
+    }
+    // Short lines: every query and reason cut to --width (100 by default).
+    assert!(stdout.lines().all(|l| l.chars().count() <= 120), "{stdout}");
 
     // v2 -> v1 regresses the three items v2 fixed.
     let out = sqlsuite(&["diff", "datasets/demo/demo.toml", "v2", "v1"]);
@@ -922,10 +1035,13 @@ fn diff_lists_flipped_items_and_fails_on_regressions() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(
-        stdout.contains("exec: 0 regressed, 1 newly correct, 0 reasons changed\n  newly correct (1):\n    sql_error (1): 06 library\n"),
+        stdout.contains(
+            "exec: 0 regressed, 1 newly correct, 0 reasons changed\n\n\
+             == exec: newly correct (1), by old's reason ==\n\nsql_error (1)\n\n  06 library\n"
+        ),
         "{stdout}"
     );
-    assert!(!stdout.contains("  regressed ("), "{stdout}");
+    assert!(!stdout.contains(": regressed ("), "{stdout}");
 
     // An unknown set: exit status 2, naming the known ones.
     let out = sqlsuite(&["diff", "datasets/demo/demo.toml", "v1", "v3"]);
@@ -1129,9 +1245,11 @@ fn junit_has_a_test_case_per_item_with_the_trial_message() {
     let case = testcase;
     let skipped = case(v1, "03_library");
     assert_eq!(skipped.children[0].name, "skipped");
-    assert_eq!(
-        skipped.children[0].attributes["message"],
-        "known failure: exec=rows_differ"
+    // The code and the reason, as the trial's ignore message says it.
+    let message = &skipped.children[0].attributes["message"];
+    assert!(
+        message.starts_with("known failure: exec=rows_differ (values differ"),
+        "{message}"
     );
     assert!(case(v1, "00_library").children.is_empty());
     // Provenance and the summary are the suite's properties.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Conclusion};
 use sqlsuite::report::message;
-use sqlsuite::trials::{data_required, trials_for};
+use sqlsuite::trials::{data_required, run_trials, trials_for};
 use sqlsuite::Evaluation;
 
 fn demo() -> PathBuf {
@@ -186,4 +186,156 @@ fn a_run_judges_exactly_the_sets_it_is_given() {
     // The same verdicts as judging one item at a time.
     let alone = Evaluation::open("datasets/demo/demo.toml").unwrap();
     assert!((0..n).all(|i| alone.judge(1, i) == &run.sets[0].results[i]));
+}
+
+/// Runs a manifest's trials as a model repository's target does (`run_trials`, with the
+/// evaluation), and returns what libtest printed.
+fn run_printed(manifest: &Path, args: &[&str]) -> String {
+    let (trials, eval) = trials_for(manifest);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let log_path = log.path().to_string_lossy().into_owned();
+    let mut argv = vec!["trials", "--test-threads", "1", "--logfile", &log_path];
+    argv.extend_from_slice(args);
+    let evaluations: Vec<_> = eval.into_iter().collect();
+    run_trials(&Arguments::from_iter(argv), trials, &evaluations);
+    std::fs::read_to_string(log.path()).unwrap()
+}
+
+/// The item trials an accepted demo snapshot records as not correct.
+fn accepted_failures() -> Vec<String> {
+    let mut names = Vec::new();
+    for set in ["v1", "v2"] {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("snapshots/demo__{set}.snap"));
+        let text = std::fs::read_to_string(path).unwrap();
+        for line in text.split("\nitems:\n").nth(1).unwrap().lines() {
+            let parts: Vec<&str> = line.split_whitespace().collect();
+            if parts[2] != "exec=correct" {
+                names.push(format!("demo::{set}::{}_{}", parts[0], parts[1]));
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn known_failures_are_listed_as_ignored_so_nextest_skips_them() {
+    // What cargo-nextest reads: `--list --ignored` names exactly the accepted failures.
+    let listed = run_printed(&demo().join("demo.toml"), &["--list", "--ignored"]);
+    let names: Vec<String> = listed
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .map(str::to_owned)
+        .collect();
+    let expected = accepted_failures();
+    assert!(!expected.is_empty());
+    assert_eq!(names, expected, "{listed}");
+    // A plain run runs them and shows each one's reason beside "ignored".
+    let printed = run_printed(&demo().join("demo.toml"), &["v1::"]);
+    for name in expected.iter().filter(|n| n.starts_with("demo::v1::")) {
+        assert!(
+            printed
+                .lines()
+                .any(|l| l.starts_with(&format!("test {name} "))
+                    && l.contains("ignored (known failure: exec=")),
+            "{name}:\n{printed}"
+        );
+    }
+    // Strict mode has no known failures to list.
+    let dir = tempfile::tempdir().unwrap();
+    let strict = run_printed(
+        &demo_with_mode(dir.path(), "strict"),
+        &["--list", "--ignored"],
+    );
+    assert!(!strict.contains(": test"), "{strict}");
+}
+
+#[test]
+fn without_an_accepted_snapshot_no_failure_is_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = demo_with_mode(dir.path(), "regression");
+    let empty = dir.path().join("no-snapshots");
+    std::fs::create_dir_all(&empty).unwrap();
+    let text = std::fs::read_to_string(&manifest).unwrap().replace(
+        &format!("{}/snapshots", env!("CARGO_MANIFEST_DIR")),
+        &empty.display().to_string(),
+    );
+    std::fs::write(&manifest, text).unwrap();
+    // v1's 7 incorrect items fail (not ignored), and so does its snapshot trial.
+    let c = run(&manifest, &["v1::"]);
+    assert_eq!(
+        (c.num_passed, c.num_failed, c.num_ignored),
+        (13 + 1, 7 + 1, 0)
+    );
+    let printed = run_printed(&manifest, &["--exact", "demo::v1::03_library"]);
+    assert!(
+        printed.contains("no accepted snapshot records this item"),
+        "{printed}"
+    );
+    assert!(!run_printed(&manifest, &["--list", "--ignored"]).contains(": test"));
+}
+
+#[test]
+fn a_snapshot_failure_says_the_flipped_items_first() {
+    use sqlsuite::report::diff::Diff;
+    // v1's accepted snapshot holds v2's verdicts: against it, v1 regresses what v2 fixed.
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = demo_with_mode(dir.path(), "regression");
+    let snapshots = dir.path().join("snapshots");
+    std::fs::create_dir_all(&snapshots).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("snapshots/demo__v2.snap"),
+        snapshots.join("demo__v1.snap"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&manifest).unwrap().replace(
+        &format!("{}/snapshots", root.display()),
+        &snapshots.display().to_string(),
+    );
+    std::fs::write(&manifest, text).unwrap();
+    let printed = run_printed(&manifest, &["--exact", "demo::v1::snapshot"]);
+    let message = printed
+        .split("---- demo::v1::snapshot ----\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no failure:\n{printed}"));
+
+    let run = Evaluation::open(demo().join("demo.toml"))
+        .unwrap()
+        .run_all();
+    let flips = Diff::of(&run, &run.sets[1], &run.sets[0]);
+    let exec = &flips.metrics[0];
+    let mut regressed: Vec<usize> = exec.regressed.values().flatten().copied().collect();
+    regressed.sort();
+    let head = format!(
+        "does not match: {} item{} regressed, {} newly correct, ",
+        regressed.len(),
+        if regressed.len() == 1 { "" } else { "s" },
+        exec.fixes()
+    );
+    assert!(message.lines().next().unwrap().contains(&head), "{message}");
+    let lines: Vec<&str> = message.lines().collect();
+    assert_eq!(
+        lines[1],
+        format!("regressed ({}):", regressed.len()),
+        "{message}"
+    );
+    for (k, i) in regressed.iter().enumerate() {
+        let v2 = &run.sets[1].results[*i].verdict("exec").unwrap().code;
+        let v1 = &run.sets[0].results[*i].verdict("exec").unwrap().code;
+        let want = format!("  {i:02} {}  exec: {v2} -> {v1}", run.items[*i].db_id);
+        assert_eq!(lines[2 + k], want, "{message}");
+    }
+    // The summary's changes come after the items; insta's own lines stay out.
+    let items_end = message.find("newly correct (").unwrap();
+    let others = message.find("other changed lines (").unwrap();
+    assert!(items_end < others, "{message}");
+    assert!(
+        message.contains("\n  - exec: ") && message.contains("\n  + exec: "),
+        "{message}"
+    );
+    assert!(
+        !message.contains("Source:") && !message.contains("failed in line"),
+        "{message}"
+    );
 }

@@ -12,9 +12,13 @@
 //! * `<dataset>::<set>::<index>_<db_id>`: one per item. Correct passes. Incorrect fails with the
 //!   reason (strict mode), or — in regression mode — fails only if some metric judged it correct
 //!   in the accepted snapshot and does not now, and is otherwise reported as ignored, "known
-//!   failure". An item no metric could evaluate (missing database) is reported as ignored with
-//!   the reason.
-//! * `<dataset>::<set>::snapshot`: the insta snapshot of the set's verdicts.
+//!   failure: exec=row_count (<reason>)"; an item the accepted snapshot does not record (there
+//!   is none yet) has no known failure and fails as in strict mode. Items the accepted snapshot
+//!   records as failing under every metric are listed as ignored (`--list --ignored`), so
+//!   cargo-nextest skips them rather than running them and reporting a pass. An item no metric
+//!   could evaluate (missing database) is reported as ignored with the reason.
+//! * `<dataset>::<set>::snapshot`: the insta snapshot of the set's verdicts; its failure says
+//!   what changed, flipped items first ([`crate::report::snapshot_change`]).
 //! * `<dataset>::<set>::gate`: the gate's `min_accuracy` (when the manifest sets one).
 //!
 //! A manifest or dataset that cannot be loaded is one failed trial `<manifest stem>::load` with
@@ -24,6 +28,7 @@
 //! Filtering (`-- concert_singer`), `--list`, `--exact`, `--test-threads` and friends are
 //! libtest's; one process per trial (cargo-nextest) works too.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -34,6 +39,7 @@ use crate::evaluation::{Evaluation, OpenError};
 use crate::manifest::{GateMode, LoadError};
 use crate::report::outcome::{self, Outcome};
 use crate::report::snapshot::{self, Accepted};
+use crate::report::snapshot_change::{self, count};
 use crate::report::{gate, summary::Summary};
 use crate::run::Run;
 
@@ -62,6 +68,11 @@ pub fn run_trials(
     trials: Vec<Trial>,
     evaluations: &[Arc<Evaluation>],
 ) -> ExitCode {
+    let trials = if args.list || args.ignored {
+        flag_known_failures(trials, evaluations)
+    } else {
+        trials
+    };
     let conclusion = libtest_mimic::run(args, trials);
     if !args.list {
         for eval in evaluations {
@@ -69,6 +80,57 @@ pub fn run_trials(
         }
     }
     conclusion.exit_code()
+}
+
+/// The item trials of known failures marked ignored, for a listing (`--list`, which
+/// cargo-nextest reads to decide what to run: a test listed as ignored is skipped, not run and
+/// passed) and for `--ignored` (which runs only those). In a plain run they stay unmarked, so
+/// that they run and libtest shows each one's reason beside "ignored"; either way a known
+/// failure is reported as ignored, never as passed.
+fn flag_known_failures(trials: Vec<Trial>, evaluations: &[Arc<Evaluation>]) -> Vec<Trial> {
+    let known: HashSet<String> = evaluations.iter().flat_map(|e| known_failures(e)).collect();
+    if known.is_empty() {
+        return trials;
+    }
+    trials
+        .into_iter()
+        .map(|t| {
+            let ignored = known.contains(t.name());
+            t.with_ignored_flag(ignored)
+        })
+        .collect()
+}
+
+/// The names of the item trials that are known failures: in regression mode, items the set's
+/// accepted snapshot records as failing and correct under no metric
+/// ([`Accepted::is_known_failure`]), which therefore cannot regress.
+fn known_failures(eval: &Evaluation) -> Vec<String> {
+    if eval.manifest.gate.mode != GateMode::Regression {
+        return Vec::new();
+    }
+    let mut names = Vec::new();
+    for (set, preds) in eval.dataset.predictions.iter().enumerate() {
+        let Some(accepted) = Accepted::read(&snapshot::path(&eval.manifest, &preds.name)) else {
+            continue;
+        };
+        names.extend(
+            (0..eval.items().len())
+                .filter(|&i| accepted.is_known_failure(i))
+                .map(|i| item_trial_name(eval, set, i)),
+        );
+    }
+    names
+}
+
+/// `<dataset>::<set>::<index>_<db_id>`.
+fn item_trial_name(eval: &Evaluation, set: usize, i: usize) -> String {
+    let width = eval.index_width();
+    format!(
+        "{}::{}::{i:0width$}_{}",
+        eval.dataset.name,
+        eval.dataset.predictions[set].name,
+        eval.items()[i].db_id
+    )
 }
 
 #[doc(hidden)]
@@ -128,13 +190,12 @@ pub fn trials_for(path: &Path) -> (Vec<Trial>, Option<Arc<Evaluation>>) {
     };
 
     let mut trials = Vec::new();
-    let width = eval.index_width();
     let ds = eval.dataset.name.clone();
     for (set, preds) in eval.dataset.predictions.iter().enumerate() {
         let accepted = Arc::new(Accepted::read(&snapshot::path(&eval.manifest, &preds.name)));
         let prefix = format!("{ds}::{}", preds.name);
-        for (i, item) in eval.items().iter().enumerate() {
-            let name = format!("{prefix}::{i:0width$}_{}", item.db_id);
+        for i in 0..eval.items().len() {
+            let name = item_trial_name(&eval, set, i);
             let (eval, accepted) = (eval.clone(), accepted.clone());
             trials.push(Trial::ignorable_test(name, move || {
                 item_trial(&eval, set, i, accepted.as_ref().as_ref())
@@ -178,36 +239,32 @@ fn snapshot_trial(
     let run = eval.run(&[set]);
     let set = &run.sets[0];
     let content = snapshot::render(&run, set);
-    let flips = accepted.map(|a| snapshot::flips(set, a));
     let insta = snapshot::assert_with_insta(&run.manifest, &set.name, &content);
-    let Err(complaint) = insta else {
+    if insta.is_ok() {
         return Ok(());
-    };
+    }
     let path = snapshot::path(&run.manifest, &set.name);
-    let flipped = match &flips {
-        None => format!("no accepted snapshot at {}", path.display()),
-        Some(f) => format!(
-            "{} items regressed {:?}, {} newly correct {:?}",
-            f.regressed.len(),
-            f.regressed,
-            f.fixed.len(),
-            f.fixed
-        ),
+    let review = "review with `cargo insta review`, or accept with INSTA_UPDATE=always";
+    let (Some(accepted), Ok(accepted_text)) = (accepted, std::fs::read_to_string(&path)) else {
+        return Err(format!(
+            "no accepted snapshot at {}: the new one waits for review ({review})",
+            path.display()
+        )
+        .into());
     };
-    let regression_mode = eval.manifest.gate.mode == GateMode::Regression;
-    if regression_mode && flips.as_ref().is_some_and(|f| f.regressed.is_empty()) {
+    let change = snapshot_change::describe(&run, set, accepted, &accepted_text, &content);
+    let regressed = !snapshot::flips(set, accepted).regressed.is_empty();
+    if eval.manifest.gate.mode == GateMode::Regression && !regressed {
         // Only improvements (or reason changes): the regression gate passes; the new snapshot
         // waits for review.
         println!(
-            "note: {} changed without regressions ({flipped}); review with `cargo insta review` \
-             or accept with INSTA_UPDATE=always",
+            "note: {} changed without regressions; {review}:\n{change}",
             path.display()
         );
         return Ok(());
     }
     Err(format!(
-        "snapshot {} does not match: {flipped}.\nReview with `cargo insta review` (or accept with \
-         INSTA_UPDATE=always).\n{complaint}",
+        "snapshot {} does not match: {change}{review}",
         path.display()
     )
     .into())
@@ -252,12 +309,12 @@ fn print_summary(run: &Run, set: &crate::run::SetRun) {
     if let Some(accepted) = Accepted::read(&snapshot::path(&run.manifest, &set.name)) {
         let f = snapshot::flips(set, &accepted);
         println!(
-            "  vs accepted snapshot: {} regressed {:?}, {} newly correct {:?}, {} known failures",
+            "  vs accepted snapshot: {} regressed {:?}, {} newly correct {:?}, {}",
             f.regressed.len(),
             f.regressed,
             f.fixed.len(),
             f.fixed,
-            f.known_failures
+            count(f.known_failures, "known failure")
         );
     }
 }

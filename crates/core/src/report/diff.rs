@@ -1,27 +1,25 @@
-//! Two prediction sets of one dataset compared item by item (`sqlsuite diff`): the items whose
-//! verdict flipped between correct and incorrect, per metric, in each direction, grouped by
-//! reason.
+//! Two prediction sets of one dataset compared item by item (`sqlsuite diff`): each metric's
+//! accuracy in both sets and the difference (overall, per hardness and per category when the
+//! items have them), and the items whose verdict flipped between correct and incorrect, per
+//! metric, in each direction, grouped by reason.
 //!
 //! An item *regressed* under a metric when set A had it correct and set B incorrect (grouped by
 //! B's reason); it is *newly correct* when A had it incorrect and B correct (grouped by A's
 //! reason, what was fixed). Items skipped or with a gold error in either set flip neither way;
 //! items incorrect in both with another reason are counted as `reason changed`.
 //!
-//! ```text
-//! demo: v1 -> v2, 20 items
-//! exec: 1 regressed, 3 newly correct, 0 reasons changed
-//!   regressed (1):
-//!     rows_differ (1): 11 school
-//!   newly correct (3):
-//!     sql_error (2): 06 library, 08 library
-//!     row_count (1): 17 school
-//! ```
+//! The terminal text ([`Diff::render`], `diff/text.rs`) shows each flipped item as a block of
+//! short lines (question, gold and both predictions, whitespace collapsed and cut to a width).
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
+use super::summary::{Summary, Tally};
 use crate::metric::Status;
 use crate::run::{Run, SetRun};
+
+mod text;
+
+pub use text::RenderOptions;
 
 /// Items by reason code, each list in item order.
 pub type ByReason = BTreeMap<String, Vec<usize>>;
@@ -37,6 +35,59 @@ pub struct MetricDiff {
     pub newly_correct: ByReason,
     /// Incorrect in both, with different reason codes.
     pub reason_changed: Vec<usize>,
+    /// Accuracy in A and in B: all items first, then per hardness, then per category (when the
+    /// items have them).
+    pub accuracy: Vec<AccuracyRow>,
+}
+
+/// One row of the accuracy comparison: the items of one group (or all of them) in A and in B.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccuracyRow {
+    /// `None` for all items; else the grouping (`hardness`, `category`) and the group (`easy`).
+    pub group: Option<(&'static str, String)>,
+    /// The group's tally in A.
+    pub a: Tally,
+    /// The group's tally in B.
+    pub b: Tally,
+}
+
+impl AccuracyRow {
+    /// B's accuracy minus A's, in percentage points.
+    pub fn delta_points(&self) -> f64 {
+        100.0 * (self.b.accuracy() - self.a.accuracy())
+    }
+}
+
+/// The rows of [`MetricDiff::accuracy`] from the two sets' summaries of one metric.
+fn accuracy_rows(a: &Summary, b: &Summary) -> Vec<AccuracyRow> {
+    let mut rows = vec![AccuracyRow {
+        group: None,
+        a: a.total.clone(),
+        b: b.total.clone(),
+    }];
+    let find = |groups: &[(String, Tally)], name: &str| {
+        groups
+            .iter()
+            .find(|(g, _)| g == name)
+            .map(|(_, t)| t.clone())
+            .unwrap_or_default()
+    };
+    // The items are the same in both sets, so both have the same groups.
+    for (name, ta) in &a.by_hardness {
+        rows.push(AccuracyRow {
+            group: Some(("hardness", name.clone())),
+            a: ta.clone(),
+            b: find(&b.by_hardness, name),
+        });
+    }
+    for (name, ta) in &a.by_category {
+        rows.push(AccuracyRow {
+            group: Some(("category", name.clone())),
+            a: ta.clone(),
+            b: b.by_category.get(name).cloned().unwrap_or_default(),
+        });
+    }
+    rows
 }
 
 impl MetricDiff {
@@ -70,6 +121,7 @@ impl Diff {
             .iter()
             .map(|m| MetricDiff {
                 metric: (*m).to_owned(),
+                accuracy: accuracy_rows(&Summary::of(run, a, m), &Summary::of(run, b, m)),
                 ..MetricDiff::default()
             })
             .collect();
@@ -104,49 +156,9 @@ impl Diff {
         self.metrics.iter().map(MetricDiff::regressions).sum()
     }
 
-    /// The terminal text (see the module documentation): per metric its counts, then each
-    /// direction's reasons, most items first, each with its items (`index db_id`).
-    pub fn render(&self, run: &Run) -> String {
-        let mut out = format!(
-            "{}: {} -> {}, {} items\n",
-            run.dataset,
-            self.a,
-            self.b,
-            run.items.len()
-        );
-        let width = run.index_width();
-        let item = |i: usize| format!("{i:0width$} {}", run.items[i].db_id);
-        for d in &self.metrics {
-            let _ = writeln!(
-                out,
-                "{}: {} regressed, {} newly correct, {} reasons changed",
-                d.metric,
-                d.regressions(),
-                d.fixes(),
-                d.reason_changed.len()
-            );
-            for (label, groups) in [
-                ("regressed", &d.regressed),
-                ("newly correct", &d.newly_correct),
-            ] {
-                let total: usize = groups.values().map(Vec::len).sum();
-                if total == 0 {
-                    continue;
-                }
-                let _ = writeln!(out, "  {label} ({total}):");
-                let mut ordered: Vec<(&String, &Vec<usize>)> = groups.iter().collect();
-                ordered.sort_by(|x, y| y.1.len().cmp(&x.1.len()).then(x.0.cmp(y.0)));
-                for (reason, items) in ordered {
-                    let listed: Vec<String> = items.iter().map(|&i| item(i)).collect();
-                    let _ = writeln!(out, "    {reason} ({}): {}", items.len(), listed.join(", "));
-                }
-            }
-            if !d.reason_changed.is_empty() {
-                let listed: Vec<String> = d.reason_changed.iter().map(|&i| item(i)).collect();
-                let _ = writeln!(out, "  reason changed: {}", listed.join(", "));
-            }
-        }
-        out
+    /// The terminal text (see the module documentation and [`RenderOptions`]).
+    pub fn render(&self, run: &Run, options: &RenderOptions) -> String {
+        text::render(self, run, options)
     }
 }
 
@@ -181,17 +193,63 @@ mod tests {
             ])
         );
         assert_eq!(d.regressions(), 1);
-        let text = d.render(&run);
+        // Accuracy before and after: the summaries' tallies, and the difference adds up with
+        // the flips (one metric: every flip moves one item).
+        let row = &exec.accuracy[0];
+        assert_eq!(row.group, None);
+        assert_eq!(row.a, Summary::of(&run, v1, "exec").total);
+        assert_eq!(row.b, Summary::of(&run, v2, "exec").total);
+        assert_eq!(
+            row.b.correct as i64 - row.a.correct as i64,
+            exec.fixes() as i64 - exec.regressions() as i64
+        );
+        let points = 100.0 * (row.b.accuracy() - row.a.accuracy());
+        assert!((row.delta_points() - points).abs() < 1e-9);
+
+        let text = d.render(&run, &RenderOptions::default());
         assert!(text.starts_with("demo: v1 -> v2, 20 items\n"), "{text}");
+        let table_row = format!(
+            "exec      {:.2}% ({}/{})",
+            100.0 * row.a.accuracy(),
+            row.a.correct,
+            row.a.scored()
+        );
+        assert!(text.contains(&table_row), "{table_row:?} in\n{text}");
+        assert!(
+            text.contains(&format!("{:+.2}\n", row.delta_points())),
+            "{text}"
+        );
         assert!(
             text.contains("exec: 1 regressed, 3 newly correct, "),
             "{text}"
         );
-        assert!(text.contains("    rows_differ (1): 11 school\n"), "{text}");
+        // One block per item: its index and database, gold, both predictions and the reason.
+        let block = &text[text.find("\nrows_differ (1)\n").unwrap()..];
+        let lines: Vec<&str> = block.lines().skip(3).take(5).collect();
+        assert_eq!(lines[0], "  11 school", "{text}");
+        assert!(lines[1].starts_with("    gold  "), "{text}");
+        assert!(lines[2].starts_with("    v1    "), "{text}");
+        assert!(lines[3].starts_with("    v2    "), "{text}");
+        assert!(lines[4].starts_with("    why   rows_differ: "), "{text}");
+        assert_eq!(lines[2]["    v1    ".len()..], run.sets[0].predictions[11]);
         // Most items first.
-        let sql_error = text.find("sql_error (2): 06 library, 08 library").unwrap();
-        let row_count = text.find("row_count (1): 17 school").unwrap();
+        let sql_error = text.find("\nsql_error (2)\n").unwrap();
+        let row_count = text.find("\nrow_count (1)\n").unwrap();
         assert!(sql_error < row_count, "{text}");
+        assert!(text.contains("\n  06 library\n") && text.contains("\n  08 library\n"));
+
+        // Queries are cut to the width asked for (and collapsed to one line).
+        let narrow = d.render(
+            &run,
+            &RenderOptions {
+                width: 40,
+                ..RenderOptions::default()
+            },
+        );
+        for line in narrow.lines().filter(|l| l.starts_with("    ")) {
+            assert!(line.chars().count() <= 4 + 6 + 40, "{line:?}");
+        }
+        assert!(narrow.contains(" chars)\n"), "{narrow}");
 
         // The other way round, the fixes are the regressions.
         let back = Diff::of(&run, v2, v1);
@@ -202,5 +260,34 @@ mod tests {
         assert_eq!(same.regressions(), 0);
         assert_eq!(same.metrics[0].fixes(), 0);
         assert!(same.metrics[0].reason_changed.is_empty());
+    }
+
+    #[test]
+    fn reason_changes_are_counted_and_listed_on_request() {
+        let run = demo();
+        let (v1, v2) = (&run.sets[0], &run.sets[1]);
+        let mut d = Diff::of(&run, v1, v2);
+        // Item 13 incorrect in both sets, with another reason in each (made up for the test:
+        // the demo's sets do not change a reason).
+        d.metrics[0].reason_changed = vec![13];
+        let text = d.render(&run, &RenderOptions::default());
+        assert!(
+            text.contains("1 reasons changed (--reasons lists them)\n"),
+            "{text}"
+        );
+        assert!(!text.contains("reason changed (1)"), "{text}");
+        let listed = d.render(
+            &run,
+            &RenderOptions {
+                reasons: true,
+                ..RenderOptions::default()
+            },
+        );
+        let block = &listed[listed.find("== exec: reason changed (1) ==").unwrap()..];
+        assert!(block.contains("\n  13 school\n"), "{listed}");
+        assert!(
+            block.contains("\n    why v1  ") && block.contains("\n    why v2  "),
+            "{listed}"
+        );
     }
 }

@@ -62,6 +62,7 @@ mod tests {
             },
             reasons: Default::default(),
             by_db: Default::default(),
+            by_hardness: Vec::new(),
             by_turn: Default::default(),
             correct_kinds: Default::default(),
             gold_flags: Default::default(),

@@ -107,50 +107,40 @@ pub(super) fn status_name(status: Status) -> &'static str {
 pub(super) fn group(label: &str, tallies: &BTreeMap<String, Tally>) -> Group {
     Group {
         label: label.to_owned(),
-        rows: tallies
-            .iter()
-            .map(|(name, t)| GroupRow {
-                name: name.clone(),
-                items: t.items,
-                scored: t.scored(),
-                correct: t.correct,
-                accuracy: if t.scored() == 0 {
-                    "-".to_owned()
-                } else {
-                    format!("{:.2}%", 100.0 * t.accuracy())
-                },
-                percent: if t.scored() == 0 {
-                    0.0
-                } else {
-                    (1000.0 * t.accuracy()).round() / 10.0
-                },
-            })
-            .collect(),
+        rows: tallies.iter().map(|(name, t)| group_row(name, t)).collect(),
     }
 }
 
-/// Accuracy per Spider hardness, in the official order (easy, medium, hard, extra); `None`
-/// when the items have no hardness.
-pub(super) fn hardness_group(run: &Run, set: &SetRun, metric: &str) -> Option<Group> {
-    let mut by_hardness: BTreeMap<String, Tally> = BTreeMap::new();
-    for (item, result) in run.items.iter().zip(&set.results) {
-        if let (Some(h), Some(v)) = (item.group(HARDNESS.name), result.verdict(metric)) {
-            by_hardness.entry(h.to_owned()).or_default().add(v.status);
-        }
+fn group_row(name: &str, t: &Tally) -> GroupRow {
+    GroupRow {
+        name: name.to_owned(),
+        items: t.items,
+        scored: t.scored(),
+        correct: t.correct,
+        accuracy: if t.scored() == 0 {
+            "-".to_owned()
+        } else {
+            format!("{:.2}%", 100.0 * t.accuracy())
+        },
+        percent: if t.scored() == 0 {
+            0.0
+        } else {
+            (1000.0 * t.accuracy()).round() / 10.0
+        },
     }
-    if by_hardness.is_empty() {
-        return None;
-    }
-    // The official order, not the alphabetical one.
-    let order = HARDNESS.order;
-    let mut g = group(HARDNESS.name, &by_hardness);
-    g.rows.sort_by_key(|r| {
-        order
+}
+
+/// Accuracy per Spider hardness, in the official order (easy, medium, hard, extra), as the
+/// summary tallies it; `None` when the items have no hardness.
+pub(super) fn hardness_group(summary: &Summary) -> Option<Group> {
+    (!summary.by_hardness.is_empty()).then(|| Group {
+        label: HARDNESS.name.to_owned(),
+        rows: summary
+            .by_hardness
             .iter()
-            .position(|o| *o == r.name)
-            .unwrap_or(order.len())
-    });
-    Some(g)
+            .map(|(name, t)| group_row(name, t))
+            .collect(),
+    })
 }
 
 /// What a report compares its prediction set with.
@@ -208,7 +198,7 @@ pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<Strin
         .iter()
         .map(|&metric| {
             let s = Summary::of(run, set, metric);
-            let mut groups: Vec<Group> = hardness_group(run, set, metric).into_iter().collect();
+            let mut groups: Vec<Group> = hardness_group(&s).into_iter().collect();
             groups.push(group("db_id", &s.by_db));
             if !s.by_category.is_empty() {
                 groups.push(group("category", &s.by_category));

@@ -1,7 +1,16 @@
 //! JSON lines for other tools: one object per (item, metric).
 //!
 //! `{"dataset":"spider","predictions":"dev_1","index":7,"db_id":"concert_singer",
-//!   "metric":"exec","verdict":"incorrect","reason":"row_count","message":"row count differs: …"}`
+//!   "metric":"exec","verdict":"incorrect","reason":"row_count","message":"row count differs: …",
+//!   "details":"gold rows (3 rows; columns name):\n  ('Joe Sharp',)\n…","gold":"SELECT …",
+//!   "prediction":"SELECT …","question":"…","hardness":"easy"}`
+//!
+//! Each line carries the item's gold and the prediction judged, the question where the dataset
+//! has one, the hardness (Spider, with `[dataset] tables`) and the category (BIRD's
+//! difficulty, SQL-Eval's `query_category`) where the item has them, and, for a prediction not
+//! judged correct, the metric's details (`details`, the lines a failed trial shows): for
+//! execution, the rows only in the gold and only in the prediction (or both results), at most
+//! five of each, each list headed by how many rows it has in all.
 //!
 //! Metrics with graded scores add them: `"scores":{"pcm_f1":0.95,"pcm_em":0.0,…}`; metrics
 //! that found something wrong with the gold flag it: `"gold_flags":["ties_at_limit"]`. Where
@@ -21,6 +30,7 @@
 use serde::Serialize;
 
 use crate::dataset::extract::Extracted;
+use crate::metric::exact_match::HARDNESS;
 use crate::metric::{Status, Steps};
 use crate::provenance::SetProvenance;
 use crate::run::{Run, SetRun};
@@ -42,6 +52,16 @@ struct Line<'a> {
     verdict: Status,
     reason: &'a str,
     message: &'a str,
+    #[serde(skip_serializing_if = "no_text")]
+    details: &'a str,
+    gold: &'a str,
+    prediction: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    question: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hardness: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category: Option<&'a str>,
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     scores: serde_json::Map<String, serde_json::Value>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -50,6 +70,10 @@ struct Line<'a> {
     steps: Option<Steps>,
     #[serde(skip_serializing_if = "Option::is_none")]
     extracted: Option<Extracted>,
+}
+
+fn no_text(text: &&str) -> bool {
+    text.is_empty()
 }
 
 /// The lines of one prediction set, its provenance first.
@@ -61,7 +85,7 @@ pub fn lines(run: &Run, set: &SetRun) -> Vec<String> {
     };
     // Serialising strings, numbers and TOML values cannot fail.
     let mut out = vec![serde_json::to_string(&provenance).unwrap_or_default()];
-    for ((item, result), extracted) in run.items.iter().zip(&set.results).zip(&set.extracted) {
+    for (i, (item, result)) in run.items.iter().zip(&set.results).enumerate() {
         for (metric, v) in &result.verdicts {
             let line = Line {
                 dataset: &run.dataset,
@@ -72,6 +96,16 @@ pub fn lines(run: &Run, set: &SetRun) -> Vec<String> {
                 verdict: v.status,
                 reason: &v.code,
                 message: &v.reason,
+                details: if v.status == Status::Correct {
+                    ""
+                } else {
+                    &v.details
+                },
+                gold: &item.gold,
+                prediction: &set.predictions[i],
+                question: item.question.as_deref(),
+                hardness: item.group(HARDNESS.name),
+                category: item.category.as_deref(),
                 scores: v
                     .scores
                     .iter()
@@ -79,7 +113,7 @@ pub fn lines(run: &Run, set: &SetRun) -> Vec<String> {
                     .collect(),
                 gold_flags: &v.gold_flags,
                 steps: v.steps,
-                extracted: *extracted,
+                extracted: set.extracted.get(i).copied().flatten(),
             };
             // Serialising plain strings and numbers cannot fail.
             out.push(serde_json::to_string(&line).unwrap_or_default());

@@ -11,7 +11,7 @@
 //!     </properties>
 //!     <testcase name="00_library" classname="demo::v1"/>
 //!     <testcase name="01_library" classname="demo::v1">
-//!       <skipped message="known failure: exec=sql_error"/>
+//!       <skipped message="known failure: exec=sql_error (prediction failed: …)"/>
 //!     </testcase>
 //!     <testcase name="11_school" classname="demo::v2">
 //!       <failure message="exec: values differ: …" type="exec=rows_differ">gold: …</failure>

@@ -70,3 +70,56 @@ pub fn verdicts(result: &ItemResult) -> String {
     }
     out
 }
+
+/// `text` on one line (whitespace runs collapsed to one space), cut to about `width`
+/// characters at a word boundary when longer, saying how many characters it leaves out;
+/// `width` 0 never cuts.
+pub fn one_line(text: &str, width: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let total = one_line.chars().count();
+    if width == 0 || total <= width {
+        return if one_line.is_empty() {
+            "(empty)".to_owned()
+        } else {
+            one_line
+        };
+    }
+    // Room for the ` … (+1234 chars)` that says what is left out.
+    let keep = width.saturating_sub(16).max(8);
+    let mut cut: String = one_line.chars().take(keep).collect();
+    if let Some(space) = cut.rfind(' ') {
+        if cut[space..].chars().count() <= 15 {
+            cut.truncate(space);
+        }
+    }
+    let left_out = total - cut.chars().count();
+    format!("{cut} … (+{left_out} chars)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_collapses_whitespace_and_cuts_at_a_word() {
+        assert_eq!(one_line("SELECT a\n  FROM t", 100), "SELECT a FROM t");
+        assert_eq!(one_line("  ", 100), "(empty)");
+        let long = format!("SELECT {} FROM t", vec!["column_name"; 100].join(", "));
+        let cut = one_line(&long, 80);
+        assert!(cut.chars().count() <= 80, "{cut}");
+        assert!(cut.starts_with("SELECT column_name, "), "{cut}");
+        // Cut between words, and the count of what is left out adds up.
+        let kept = cut.split(" … (+").next().unwrap();
+        assert!(kept.ends_with("column_name,"), "{cut}");
+        let left: usize = cut
+            .rsplit("(+")
+            .next()
+            .and_then(|s| s.strip_suffix(" chars)"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(kept.chars().count() + left, long.chars().count());
+        // Width 0 never cuts.
+        assert_eq!(one_line(&long, 0), long);
+    }
+}

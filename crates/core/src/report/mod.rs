@@ -5,6 +5,7 @@
 //! * [`summary`]: counts and accuracy overall, per reason and per database.
 //! * [`spider_table`]: the official Spider evaluator's table (per hardness, partial scores, turns).
 //! * [`snapshot`]: the insta snapshot of a prediction set and the accepted one read back.
+//! * [`snapshot_change`]: what changed against the accepted snapshot, flipped items first.
 //! * [`jsonl`]: one machine-readable line per item and metric.
 //! * `junit` (cargo feature `junit`): JUnit XML, one test case per item.
 //! * [`gate`]: the CI gate's thresholds.
@@ -26,5 +27,6 @@ pub mod outcome;
 #[cfg(feature = "html")]
 pub mod overview;
 pub mod snapshot;
+pub mod snapshot_change;
 pub mod spider_table;
 pub mod summary;

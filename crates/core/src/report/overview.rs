@@ -179,11 +179,12 @@ pub fn render(run: &Run) -> Result<String, RenderError> {
         .metrics
         .iter()
         .map(|&metric| {
-            let tables: Vec<_> = run
+            let summaries: Vec<Summary> = run
                 .sets
                 .iter()
-                .map(|set| hardness_group(run, set, metric))
+                .map(|set| Summary::of(run, set, metric))
                 .collect();
+            let tables: Vec<_> = summaries.iter().map(hardness_group).collect();
             let hardness: Vec<String> = tables
                 .iter()
                 .flatten()
@@ -197,27 +198,25 @@ pub fn render(run: &Run) -> Result<String, RenderError> {
             let rows = run
                 .sets
                 .iter()
+                .zip(&summaries)
                 .zip(&tables)
-                .map(|(set, table)| {
-                    let s = Summary::of(run, set, metric);
-                    SetRow {
-                        set: set.name.clone(),
-                        items: s.total.items,
-                        scored: s.total.scored(),
-                        correct: s.total.correct,
-                        accuracy: accuracy(s.total.correct, s.total.scored()),
-                        hardness: hardness
-                            .iter()
-                            .map(|h| {
-                                table
-                                    .iter()
-                                    .flat_map(|g| &g.rows)
-                                    .find(|r| &r.name == h)
-                                    .map_or_else(|| "-".to_owned(), |r| r.accuracy.clone())
-                            })
-                            .collect(),
-                        summary: s.render_overview().trim_end().to_owned(),
-                    }
+                .map(|((set, s), table)| SetRow {
+                    set: set.name.clone(),
+                    items: s.total.items,
+                    scored: s.total.scored(),
+                    correct: s.total.correct,
+                    accuracy: accuracy(s.total.correct, s.total.scored()),
+                    hardness: hardness
+                        .iter()
+                        .map(|h| {
+                            table
+                                .iter()
+                                .flat_map(|g| &g.rows)
+                                .find(|r| &r.name == h)
+                                .map_or_else(|| "-".to_owned(), |r| r.accuracy.clone())
+                        })
+                        .collect(),
+                    summary: s.render_overview().trim_end().to_owned(),
                 })
                 .collect();
             MetricTable {

@@ -105,6 +105,19 @@ impl Accepted {
             .collect()
     }
 
+    /// Whether the accepted snapshot holds the item as a known failure: it records the item,
+    /// under no metric as correct, and under some metric as incorrect or a gold error (not only
+    /// skipped). Such an item cannot regress, whatever it predicts now, so a runner may leave
+    /// it out ([`crate::trials`] lists it as ignored).
+    pub fn is_known_failure(&self, index: usize) -> bool {
+        self.codes.get(&index).is_some_and(|per_metric| {
+            per_metric.values().all(|c| !is_correct_code(c))
+                && per_metric
+                    .values()
+                    .any(|c| !SKIP_CODES.contains(&c.as_str()))
+        })
+    }
+
     /// The metrics under which the item is correct now and was judged not correct before.
     pub fn fixes(&self, index: usize, result: &ItemResult) -> Vec<&'static str> {
         result
@@ -167,6 +180,7 @@ pub fn assert_named(
     input_file: &Path,
     content: &str,
 ) -> Result<(), String> {
+    quiet_insta_output();
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(absolute(dir));
     settings.set_prepend_module_to_snapshot(false);
@@ -185,6 +199,20 @@ pub fn assert_named(
             .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
             .unwrap_or_else(|| "snapshot assertion failed".to_owned())
     })
+}
+
+/// insta prints each mismatch as a diff of the whole snapshot with its own lines ("Source:" the
+/// assertion in this file); the trial's message says what changed instead, flipped items first
+/// ([`super::snapshot_change`]). So insta's output is `minimal` (the new snapshot's path and how
+/// to review it) unless the user chose another with `INSTA_OUTPUT`. Set once, before insta
+/// reads its settings (on its first assertion in the process).
+fn quiet_insta_output() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("INSTA_OUTPUT").is_none() {
+            std::env::set_var("INSTA_OUTPUT", "minimal");
+        }
+    });
 }
 
 /// insta reports a mismatch by panicking after printing its diff; the trial turns that panic
@@ -232,6 +260,21 @@ fn absolute(p: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn known_failures_are_items_recorded_only_as_not_correct() {
+        let text = "items:\n00 a exec=correct em=select\n01 b exec=row_count em=select\n\
+                    02 c exec=missing_database\n03 d exec=gold_error\n";
+        let a = Accepted::parse(&format!("x\n{text}"));
+        // Correct under one metric: it can regress.
+        assert!(!a.is_known_failure(0));
+        assert!(a.is_known_failure(1));
+        // Only skipped: not a failure.
+        assert!(!a.is_known_failure(2));
+        assert!(a.is_known_failure(3));
+        // Not recorded: nothing is known.
+        assert!(!a.is_known_failure(4));
+    }
 
     #[test]
     fn accepted_snapshots_parse_back() {

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use crate::metric::exact_match::HARDNESS;
 use crate::metric::Status;
 use crate::run::{Run, SetRun};
 
@@ -71,6 +72,9 @@ pub struct Summary {
     pub flagged_golds: usize,
     /// Per `db_id`.
     pub by_db: BTreeMap<String, Tally>,
+    /// Per Spider hardness (items labelled by [`HARDNESS`], with `[dataset] tables`), in the
+    /// official order: easy, medium, hard, extra. Empty when the items have no hardness.
+    pub by_hardness: Vec<(String, Tally)>,
     /// Datasets with question categories (SQL-Eval's `query_category`): per category.
     pub by_category: BTreeMap<String, Tally>,
     /// Conversational datasets: per turn position (`turn 1` … `turn 4`, `turn >4`, as the
@@ -111,6 +115,7 @@ impl Summary {
             gold_flags: BTreeMap::new(),
             flagged_golds: 0,
             by_db: BTreeMap::new(),
+            by_hardness: Vec::new(),
             by_category: BTreeMap::new(),
             by_turn: BTreeMap::new(),
             interactions: None,
@@ -138,6 +143,16 @@ impl Summary {
                 }
             }
             s.by_db.entry(item.db_id.clone()).or_default().add(v.status);
+            if let Some(h) = item.group(HARDNESS.name) {
+                match s.by_hardness.iter_mut().find(|(name, _)| name == h) {
+                    Some((_, t)) => t.add(v.status),
+                    None => {
+                        let mut t = Tally::default();
+                        t.add(v.status);
+                        s.by_hardness.push((h.to_owned(), t));
+                    }
+                }
+            }
             if v.status != Status::Correct {
                 *s.reasons.entry(v.code.clone()).or_default() += 1;
             } else {
@@ -155,6 +170,10 @@ impl Summary {
                 *worst = (*worst).max(v.status);
             }
         }
+        // The official order, not the order of first appearance.
+        let order = HARDNESS.order;
+        s.by_hardness
+            .sort_by_key(|(h, _)| order.iter().position(|o| *o == h).unwrap_or(order.len()));
         if let Some(corpus) = set.corpus(metric) {
             s.corpus = corpus.overall.clone();
             s.corpus_by_category = corpus.by_category.iter().cloned().collect();
@@ -201,13 +220,32 @@ impl Summary {
             .collect()
     }
 
-    /// The full table: [`Summary::render_overview`], then the per-database (and
-    /// per-category) rows.
+    /// The full table as snapshots record it: [`Summary::render_overview`], then the
+    /// per-database (and per-category) rows. (A snapshot of a dataset with hardness carries the
+    /// official table instead of a hardness table: [`super::spider_table`].)
     pub fn render(&self) -> String {
         let mut out = self.render_overview();
-        group_table(&mut out, "db_id", &self.by_db);
+        group_table(&mut out, "db_id", self.by_db.iter());
         if !self.by_category.is_empty() {
-            group_table(&mut out, "category", &self.by_category);
+            group_table(&mut out, "category", self.by_category.iter());
+        }
+        out
+    }
+
+    /// What `sqlsuite eval` prints: [`Summary::render`] with the per-hardness rows (when the
+    /// items have a hardness) between the overview and the per-database rows.
+    pub fn render_with_hardness(&self) -> String {
+        let mut out = self.render_overview();
+        if !self.by_hardness.is_empty() {
+            group_table(
+                &mut out,
+                HARDNESS.name,
+                self.by_hardness.iter().map(|(h, t)| (h, t)),
+            );
+        }
+        group_table(&mut out, "db_id", self.by_db.iter());
+        if !self.by_category.is_empty() {
+            group_table(&mut out, "category", self.by_category.iter());
         }
         out
     }
@@ -379,11 +417,15 @@ fn scores_text(scores: &[(String, f64)]) -> String {
         .join(", ")
 }
 
-/// A table of tallies, one row per group.
-fn group_table(out: &mut String, label: &str, groups: &BTreeMap<String, Tally>) {
+/// A table of tallies, one row per group, in the order given.
+fn group_table<'a>(
+    out: &mut String,
+    label: &str,
+    groups: impl Iterator<Item = (&'a String, &'a Tally)> + Clone,
+) {
     let width = groups
-        .keys()
-        .map(String::len)
+        .clone()
+        .map(|(g, _)| g.len())
         .chain([label.len()])
         .max()
         .unwrap_or(5);
