@@ -5,7 +5,8 @@
 //!
 //! * real data against the reference evaluators' own verdicts: [`spider`], [`sparc`],
 //!   [`sqleval`] (SQLite and PostgreSQL), [`sede`], [`sede_reference`], [`bird`] (on suites
-//!   distilled from BIRD's published profile);
+//!   distilled from BIRD's published profile); [`statements`] (predictions of several
+//!   statements in every real set, both modes);
 //! * what sqlsuite builds itself: [`test_suite`] (distilled Spider suites), [`classical`] (the
 //!   classical datasets' suites), [`compose`] (SpiderCompose);
 //! * untrusted input and hard limits: [`postgres`], [`fuzz_readers`] (the hostile campaign is a
@@ -32,6 +33,7 @@ mod sede_reference;
 mod sparc;
 mod spider;
 mod sqleval;
+mod statements;
 mod test_suite;
 
 use std::process::ExitCode;
@@ -49,7 +51,7 @@ fn main() -> ExitCode {
         return code;
     }
     let args = Arguments::from_args();
-    let modules: [fn() -> Trials; 14] = [
+    let modules: [fn() -> Trials; 15] = [
         spider::trials,
         bird::trials,
         sparc::trials,
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         report::trials,
         insta_workflow::trials,
         determinism::trials,
+        statements::trials,
     ];
     let mut trials = Vec::new();
     let mut evaluations = Vec::new();

@@ -166,6 +166,26 @@ pub fn tokenize(sql: &str) -> Vec<Token> {
     out
 }
 
+/// The statements of a query text as SQLite's lexer separates them: split at every `;` outside
+/// strings, quoted identifiers and comments. Each is the text from its first token to its last
+/// (no `;`, no surrounding white space or comments); empty statements (a stray `;`, only white
+/// space or comments) are left out, so `SELECT 1;` and `SELECT 1;;` are one statement and
+/// `SELECT 1; SELECT 2` two.
+pub fn statements(sql: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut span: Option<(usize, usize)> = None;
+    for token in tokenize(sql) {
+        if token.is_symbol(";") {
+            out.extend(span.take().map(|(start, end)| &sql[start..end]));
+        } else {
+            let start = span.map_or(token.start, |(start, _)| start);
+            span = Some((start, token.end));
+        }
+    }
+    out.extend(span.map(|(start, end)| &sql[start..end]));
+    out
+}
+
 fn lex_number(b: &[u8], i: &mut usize) -> TokenKind {
     let mut float = false;
     while *i < b.len() && b[*i].is_ascii_digit() {
@@ -219,6 +239,24 @@ pub fn splice(sql: &str, start: usize, end: usize, with: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statements_split_at_semicolons_outside_strings_identifiers_and_comments() {
+        assert_eq!(statements("SELECT 1; SELECT 2"), ["SELECT 1", "SELECT 2"]);
+        // A trailing `;`, stray ones, comments and white space are no statement.
+        assert_eq!(statements(" SELECT 1 ;; -- done\n ; /* x */"), ["SELECT 1"]);
+        assert!(statements(" ; -- nothing").is_empty());
+        // `;` inside a string, a quoted identifier, brackets, backticks or a comment splits
+        // nothing.
+        let one = "SELECT 'a;b', \"c;d\", [e;f], `g;h` FROM t -- i; j\n WHERE x /* ; */ = 1";
+        assert_eq!(statements(one), [one.trim_end()]);
+        assert_eq!(
+            statements("SELECT 1; DELETE FROM t;"),
+            ["SELECT 1", "DELETE FROM t"]
+        );
+        // An unclosed quote runs to the end, `;` included.
+        assert_eq!(statements("SELECT 'a; DROP t"), ["SELECT 'a; DROP t"]);
+    }
 
     #[test]
     fn same_up_to_case_ignores_the_case_of_words_only() {
