@@ -81,9 +81,11 @@ impl Class {
     /// lines are over a bound (`resource_limit`). `None`: what the query computes decides.
     pub fn expected_reasons(self) -> Option<&'static [&'static str]> {
         match self {
-            Class::Write | Class::Attach | Class::Pragma | Class::FileAccess | Class::NulByte => {
+            Class::Write | Class::Attach | Class::Pragma | Class::FileAccess => {
                 Some(&["sql_error"])
             }
+            // A NUL byte in one of several statements: refused either way.
+            Class::NulByte => Some(&["sql_error", "several_statements"]),
             Class::MultiStatement => Some(&["several_statements"]),
             Class::CteExpansion | Class::HugeLine => Some(&["resource_limit"]),
             _ => None,

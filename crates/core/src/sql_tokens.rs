@@ -170,12 +170,21 @@ pub fn tokenize(sql: &str) -> Vec<Token> {
 /// strings, quoted identifiers and comments. Each is the text from its first token to its last
 /// (no `;`, no surrounding white space or comments); empty statements (a stray `;`, only white
 /// space or comments) are left out, so `SELECT 1;` and `SELECT 1;;` are one statement and
-/// `SELECT 1; SELECT 2` two.
+/// `SELECT 1; SELECT 2` two. As in `sqlite3_complete`, inside `CREATE [TEMP] TRIGGER` only a
+/// `;` after `END` ends the statement (its body's statements are part of it).
 pub fn statements(sql: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut span: Option<(usize, usize)> = None;
-    for token in tokenize(sql) {
+    let tokens = tokenize(sql);
+    // The current statement's first token, and whether it creates a trigger.
+    let mut first = 0;
+    for (i, token) in tokens.iter().enumerate() {
         if token.is_symbol(";") {
+            let trigger = creates_trigger(&tokens[first..i]);
+            if trigger && !(i > first && tokens[i - 1].is_word("end")) {
+                continue;
+            }
+            first = i + 1;
             out.extend(span.take().map(|(start, end)| &sql[start..end]));
         } else {
             let start = span.map_or(token.start, |(start, _)| start);
@@ -184,6 +193,21 @@ pub fn statements(sql: &str) -> Vec<&str> {
     }
     out.extend(span.map(|(start, end)| &sql[start..end]));
     out
+}
+
+/// Whether a statement's tokens begin `CREATE [TEMP | TEMPORARY] TRIGGER`.
+fn creates_trigger(tokens: &[Token]) -> bool {
+    let words: Vec<String> = tokens.iter().take(3).map(Token::lower).collect();
+    match words
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["create", "trigger", ..] => true,
+        ["create", "temp" | "temporary", "trigger"] => true,
+        _ => false,
+    }
 }
 
 fn lex_number(b: &[u8], i: &mut usize) -> TokenKind {
@@ -253,6 +277,12 @@ mod tests {
         assert_eq!(
             statements("SELECT 1; DELETE FROM t;"),
             ["SELECT 1", "DELETE FROM t"]
+        );
+        // A trigger's body is part of its statement (as in `sqlite3_complete`).
+        let trigger = "CREATE TEMP TRIGGER x AFTER INSERT ON t BEGIN DELETE FROM t; END";
+        assert_eq!(
+            statements(&format!("{trigger}; SELECT 1")),
+            [trigger, "SELECT 1"]
         );
         // An unclosed quote runs to the end, `;` included.
         assert_eq!(statements("SELECT 'a; DROP t"), ["SELECT 'a; DROP t"]);
