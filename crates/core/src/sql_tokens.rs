@@ -198,16 +198,11 @@ pub fn statements(sql: &str) -> Vec<&str> {
 /// Whether a statement's tokens begin `CREATE [TEMP | TEMPORARY] TRIGGER`.
 fn creates_trigger(tokens: &[Token]) -> bool {
     let words: Vec<String> = tokens.iter().take(3).map(Token::lower).collect();
-    match words
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["create", "trigger", ..] => true,
-        ["create", "temp" | "temporary", "trigger"] => true,
-        _ => false,
-    }
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    matches!(
+        words.as_slice(),
+        ["create", "trigger", ..] | ["create", "temp" | "temporary", "trigger"]
+    )
 }
 
 fn lex_number(b: &[u8], i: &mut usize) -> TokenKind {
