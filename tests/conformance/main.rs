@@ -5,7 +5,8 @@
 //!
 //! * real data against the reference evaluators' own verdicts: [`spider`], [`sparc`],
 //!   [`sqleval`] (SQLite and PostgreSQL), [`sede`], [`sede_reference`], [`bird`] (on suites
-//!   distilled from BIRD's published profile);
+//!   distilled from BIRD's published profile); [`statements`] (predictions of several
+//!   statements in every real set, both modes);
 //! * what sqlsuite builds itself: [`test_suite`] (distilled Spider suites), [`classical`] (the
 //!   classical datasets' suites), [`compose`] (SpiderCompose);
 //! * untrusted input and hard limits: [`postgres`], [`fuzz_readers`] (the hostile campaign is a
@@ -34,6 +35,7 @@ mod sede_reference;
 mod sparc;
 mod spider;
 mod sqleval;
+mod statements;
 mod test_suite;
 
 use std::process::ExitCode;
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         insta_workflow::trials,
         nextest_workflow::trials,
         determinism::trials,
+        statements::trials,
     ];
     let mut trials = Vec::new();
     let mut evaluations = Vec::new();

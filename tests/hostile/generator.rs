@@ -76,13 +76,17 @@ impl Class {
     ];
 
     /// The only reasons a prediction of the class may get, where the class decides it: writes,
-    /// attaching, pragmas, files and NUL bytes are refused (`sql_error`), CTE expansion and
-    /// 5 MB lines are over a bound (`resource_limit`). `None`: what the query computes decides.
+    /// attaching, pragmas, files and NUL bytes are refused (`sql_error`), several statements
+    /// are no one query (`several_statements`, the default mode's), CTE expansion and 5 MB
+    /// lines are over a bound (`resource_limit`). `None`: what the query computes decides.
     pub fn expected_reasons(self) -> Option<&'static [&'static str]> {
         match self {
-            Class::Write | Class::Attach | Class::Pragma | Class::FileAccess | Class::NulByte => {
+            Class::Write | Class::Attach | Class::Pragma | Class::FileAccess => {
                 Some(&["sql_error"])
             }
+            // A NUL byte in one of several statements: refused either way.
+            Class::NulByte => Some(&["sql_error", "several_statements"]),
+            Class::MultiStatement => Some(&["several_statements"]),
             Class::CteExpansion | Class::HugeLine => Some(&["resource_limit"]),
             _ => None,
         }

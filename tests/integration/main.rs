@@ -2,7 +2,8 @@
 //! the command line end to end ([`cli`]), answers as language models write them
 //! ([`extraction`]), trials as libtest sees them ([`trials`]), provenance
 //! in snapshots ([`provenance`]), BLEU against sacreBLEU ([`bleu`]), a metric added from
-//! outside the core in one file and one registry line ([`registry`]), and the architecture
+//! outside the core in one file and one registry line ([`registry`]), predictions of several
+//! statements in both exec modes ([`statements`]), and the architecture
 //! rules crate boundaries do not enforce ([`architecture`]).
 
 mod architecture;
@@ -11,4 +12,5 @@ mod cli;
 mod extraction;
 mod provenance;
 mod registry;
+mod statements;
 mod trials;

@@ -166,6 +166,45 @@ pub fn tokenize(sql: &str) -> Vec<Token> {
     out
 }
 
+/// The statements of a query text as SQLite's lexer separates them: split at every `;` outside
+/// strings, quoted identifiers and comments. Each is the text from its first token to its last
+/// (no `;`, no surrounding white space or comments); empty statements (a stray `;`, only white
+/// space or comments) are left out, so `SELECT 1;` and `SELECT 1;;` are one statement and
+/// `SELECT 1; SELECT 2` two. As in `sqlite3_complete`, inside `CREATE [TEMP] TRIGGER` only a
+/// `;` after `END` ends the statement (its body's statements are part of it).
+pub fn statements(sql: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut span: Option<(usize, usize)> = None;
+    let tokens = tokenize(sql);
+    // The current statement's first token, and whether it creates a trigger.
+    let mut first = 0;
+    for (i, token) in tokens.iter().enumerate() {
+        if token.is_symbol(";") {
+            let trigger = creates_trigger(&tokens[first..i]);
+            if trigger && !(i > first && tokens[i - 1].is_word("end")) {
+                continue;
+            }
+            first = i + 1;
+            out.extend(span.take().map(|(start, end)| &sql[start..end]));
+        } else {
+            let start = span.map_or(token.start, |(start, _)| start);
+            span = Some((start, token.end));
+        }
+    }
+    out.extend(span.map(|(start, end)| &sql[start..end]));
+    out
+}
+
+/// Whether a statement's tokens begin `CREATE [TEMP | TEMPORARY] TRIGGER`.
+fn creates_trigger(tokens: &[Token]) -> bool {
+    let words: Vec<String> = tokens.iter().take(3).map(Token::lower).collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    matches!(
+        words.as_slice(),
+        ["create", "trigger", ..] | ["create", "temp" | "temporary", "trigger"]
+    )
+}
+
 fn lex_number(b: &[u8], i: &mut usize) -> TokenKind {
     let mut float = false;
     while *i < b.len() && b[*i].is_ascii_digit() {
@@ -219,6 +258,30 @@ pub fn splice(sql: &str, start: usize, end: usize, with: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statements_split_at_semicolons_outside_strings_identifiers_and_comments() {
+        assert_eq!(statements("SELECT 1; SELECT 2"), ["SELECT 1", "SELECT 2"]);
+        // A trailing `;`, stray ones, comments and white space are no statement.
+        assert_eq!(statements(" SELECT 1 ;; -- done\n ; /* x */"), ["SELECT 1"]);
+        assert!(statements(" ; -- nothing").is_empty());
+        // `;` inside a string, a quoted identifier, brackets, backticks or a comment splits
+        // nothing.
+        let one = "SELECT 'a;b', \"c;d\", [e;f], `g;h` FROM t -- i; j\n WHERE x /* ; */ = 1";
+        assert_eq!(statements(one), [one.trim_end()]);
+        assert_eq!(
+            statements("SELECT 1; DELETE FROM t;"),
+            ["SELECT 1", "DELETE FROM t"]
+        );
+        // A trigger's body is part of its statement (as in `sqlite3_complete`).
+        let trigger = "CREATE TEMP TRIGGER x AFTER INSERT ON t BEGIN DELETE FROM t; END";
+        assert_eq!(
+            statements(&format!("{trigger}; SELECT 1")),
+            [trigger, "SELECT 1"]
+        );
+        // An unclosed quote runs to the end, `;` included.
+        assert_eq!(statements("SELECT 'a; DROP t"), ["SELECT 'a; DROP t"]);
+    }
 
     #[test]
     fn same_up_to_case_ignores_the_case_of_words_only() {

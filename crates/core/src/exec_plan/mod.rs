@@ -13,6 +13,7 @@ pub mod order;
 pub mod ties;
 
 use crate::denotation::CompareOptions;
+use crate::sql_tokens::statements;
 use sqlsuite_reference::bird::{self, Statement};
 use sqlsuite_reference::plug_value::{self, Plug};
 use sqlsuite_reference::spider_text::{fix_tokenized_operators, replace_cur_year};
@@ -40,9 +41,57 @@ pub struct PredictionPlan {
     /// What runs. Empty where nothing runs and no row comes back (BIRD: white space, comments,
     /// a lone `;`, as Python's `sqlite3` runs them).
     pub sql: String,
-    /// Why the prediction cannot run at all (BIRD: several statements, which Python's
-    /// `sqlite3` refuses); `None` for a prediction that runs.
-    pub refused: Option<&'static str>,
+    /// Why the prediction cannot run at all (several statements: BIRD's Python `sqlite3`
+    /// refuses them, and so does the default mode); `None` for a prediction that runs.
+    pub refused: Option<Refusal>,
+}
+
+/// A prediction that is not run, and the verdict's reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The verdict's reason code: `sql_error` (BIRD, as Python's error) or
+    /// `several_statements` (the default mode).
+    pub code: &'static str,
+    /// The verdict's message.
+    pub message: String,
+}
+
+/// The default mode's reason code for a prediction of more than one statement.
+pub const SEVERAL_STATEMENTS: &str = "several_statements";
+
+/// How much of the second statement a refusal's message quotes (characters).
+const QUOTED: usize = 60;
+
+impl Refusal {
+    /// BIRD: the error Python's `sqlite3` raises, as `evaluation_ex.py` scores it.
+    fn python() -> Refusal {
+        Refusal {
+            code: "sql_error",
+            message: format!("prediction failed: {}", bird::SEVERAL_STATEMENTS),
+        }
+    }
+
+    /// The default mode: `statements` (at least two) are no one query to judge.
+    fn several(statements: &[&str]) -> Refusal {
+        // On one line, white space runs as one space.
+        let second: Vec<&str> = statements
+            .get(1)
+            .map_or(Vec::new(), |s| s.split_whitespace().collect());
+        let second = second.join(" ");
+        let mut quoted: String = second.chars().take(QUOTED).collect();
+        if quoted.len() < second.len() {
+            quoted.push('…');
+        }
+        Refusal {
+            code: SEVERAL_STATEMENTS,
+            message: format!(
+                "{SEVERAL_STATEMENTS}: the prediction is {} statements, not one query (the \
+                 second: `{quoted}`); compat = \"test_suite_sql_eval\" judges the first alone, \
+                 as the official evaluator does",
+                statements.len()
+            ),
+        }
+    }
 }
 
 /// The prediction with the gold's values plugged into its value slots (`plug_value`).
@@ -93,7 +142,7 @@ impl ExecOptions {
             let (sql, refused) = match bird::statement(prediction) {
                 Statement::Empty => (String::new(), None),
                 Statement::One(sql) => (sql.to_owned(), None),
-                Statement::Several => (String::new(), Some(bird::SEVERAL_STATEMENTS)),
+                Statement::Several => (String::new(), Some(Refusal::python())),
             };
             return PredictionPlan {
                 text: prediction.to_owned(),
@@ -101,6 +150,19 @@ impl ExecOptions {
                 refused,
             };
         }
+        let prediction = match self.compat {
+            Some(_) => prediction,
+            None => match one_statement(prediction) {
+                Ok(one) => one,
+                Err(refusal) => {
+                    return PredictionPlan {
+                        text: prediction.to_owned(),
+                        sql: String::new(),
+                        refused: Some(refusal),
+                    }
+                }
+            },
+        };
         let text = if self.replace_value_placeholder {
             self.prepare(&prediction.replace("value", "1"))
         } else {
@@ -145,6 +207,18 @@ impl ExecOptions {
     }
 }
 
+/// The default mode's one statement of a prediction: several (split at `;` as SQLite's lexer
+/// finds it) are refused; stray `;` after the only one (`SELECT 1;;`, which Python's `sqlite3`
+/// would refuse) are dropped; anything else is the prediction as written.
+fn one_statement(prediction: &str) -> Result<&str, Refusal> {
+    let parts = statements(prediction);
+    match parts.as_slice() {
+        [_, _, ..] => Err(Refusal::several(&parts)),
+        [one] if bird::statement(prediction) == Statement::Several => Ok(one),
+        _ => Ok(prediction),
+    }
+}
+
 impl GoldPlan {
     /// How the gold orders its rows, for the tie-aware comparison (its key query).
     pub fn order_plan(&self) -> OrderPlan {
@@ -164,6 +238,38 @@ impl PredictionPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_mode_refuses_several_statements_and_compat_keeps_the_first() {
+        let default = ExecOptions::default();
+        let p = default.prediction_plan("SELECT a FROM t;\n  DELETE   FROM t;");
+        let refusal = p.refused.expect("two statements are refused");
+        assert_eq!(refusal.code, SEVERAL_STATEMENTS);
+        assert!(
+            refusal.message.contains("2 statements") && refusal.message.contains("`DELETE FROM t`"),
+            "{}",
+            refusal.message
+        );
+        assert!(p.sql.is_empty());
+        // Stray `;` are no statement: the one statement runs, DISTINCT kept or not.
+        for keep_distinct in [false, true] {
+            let options = ExecOptions {
+                keep_distinct,
+                ..ExecOptions::default()
+            };
+            let p = options.prediction_plan("SELECT a FROM t ; ;");
+            assert_eq!((p.refused, p.sql.as_str()), (None, "SELECT a FROM t"));
+        }
+        // `;` in a string is no split.
+        assert_eq!(default.prediction_plan("SELECT 'a;b'").refused, None);
+        // compat: the first statement, as the reference's DISTINCT removal keeps it.
+        let compat = ExecOptions {
+            compat: Some(ExecCompat::TestSuiteSqlEval),
+            ..ExecOptions::default()
+        };
+        let p = compat.prediction_plan("SELECT a FROM t; DELETE FROM t");
+        assert_eq!((p.refused, p.sql.as_str()), (None, "SELECT a FROM t; "));
+    }
 
     #[test]
     fn one_preparation_for_gold_prediction_and_candidates() {

@@ -36,9 +36,9 @@ pub fn run(
         ..ExecOptions::default()
     };
     let pred = options.prediction_plan(prediction);
-    if let Some(why) = pred.refused {
-        let reason = format!("prediction failed: {why}");
-        return Err(Box::new(Verdict::incorrect("sql_error", reason, "")));
+    if let Some(refusal) = pred.refused {
+        let verdict = Verdict::incorrect(refusal.code, refusal.message, "");
+        return Err(Box::new(verdict));
     }
     let gold = options.gold_plan(&item.gold);
     let on = |db: &Database| match databases.len() {

@@ -411,8 +411,8 @@ impl Exec {
             return Verdict::incorrect("empty", "empty prediction", "");
         }
         let pred = self.options.prediction_plan(prediction);
-        if let Some(why) = pred.refused {
-            return Verdict::incorrect("sql_error", format!("prediction failed: {why}"), "");
+        if let Some(refusal) = pred.refused {
+            return Verdict::incorrect(refusal.code, refusal.message, "");
         }
         let (gold_sql, pred_sql) = (g.sql, pred.sql.as_str());
         let mut executed = String::new();
