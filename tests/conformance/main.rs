@@ -53,7 +53,7 @@ fn main() -> ExitCode {
         return code;
     }
     let args = Arguments::from_args();
-    let modules: [fn() -> Trials; 15] = [
+    let modules: [fn() -> Trials; 16] = [
         spider::trials,
         bird::trials,
         sparc::trials,
