@@ -141,13 +141,16 @@ fn record_crashed(eval: &Evaluation, manifest: &Path, crashed: &[String]) -> any
     Ok(())
 }
 
+/// (set, item) pairs.
+type Pairs = BTreeSet<(usize, usize)>;
+
 /// The journal this run writes (`--journal`), and the (set, item) pairs whose verdicts it
 /// took from the journal of an earlier run (`--resume`), recorded in `eval`.
 fn open_journal<'a>(
     args: &EvalArgs,
     eval: &'a Evaluation,
     sets: &[usize],
-) -> anyhow::Result<(Option<Journal<'a>>, BTreeSet<(usize, usize)>)> {
+) -> anyhow::Result<(Option<Journal<'a>>, Pairs)> {
     let Some(path) = &args.journal else {
         return Ok((None, BTreeSet::new()));
     };
