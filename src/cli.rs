@@ -79,6 +79,12 @@ pub struct EvalArgs {
     /// wall time of each item); a run that dies keeps what it judged.
     #[arg(long)]
     pub journal: Option<PathBuf>,
+    /// Continue the interrupted run that wrote --journal: keep its verdicts, judge only the
+    /// predictions it has none for, append to it; the output is that of an uninterrupted run.
+    /// The journal must come from the same evaluation (manifest, input files, --predictions,
+    /// sqlsuite build); a journal not there yet is started.
+    #[arg(long, requires = "journal")]
+    pub resume: bool,
     /// Run the evaluation in this process (the supervisor starts one with it).
     #[arg(long, hide = true)]
     pub worker: bool,

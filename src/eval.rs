@@ -1,7 +1,10 @@
 //! `sqlsuite eval` in the worker process ([`crate::supervise`] runs it): every chosen
-//! prediction set judged in one pass, verdicts streamed to the journal as they come, then the
+//! prediction set judged in one pass, verdicts streamed to the journal as they come (with
+//! `--resume`, only those the journal of an earlier run of the same evaluation lacks), then the
 //! output in the chosen format and the gate.
 
+use std::collections::BTreeSet;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -17,7 +20,7 @@ use sqlsuite::run::SetRun;
 use sqlsuite::{Evaluation, ItemResult, Run};
 
 use crate::cli::{EvalArgs, Format};
-use crate::journal::Journal;
+use crate::journal::{identity, resume, Journal};
 use crate::supervise;
 use crate::{emit, progress, set_named};
 
@@ -30,6 +33,8 @@ struct Worker<'a> {
     eval: &'a Evaluation,
     bar: Option<&'a progress::Progress>,
     journal: Option<Journal<'a>>,
+    /// (set, item) pairs whose verdicts came from the journal: not written to it again.
+    restored: BTreeSet<(usize, usize)>,
     abort_on: Option<String>,
 }
 
@@ -44,8 +49,11 @@ impl Watch for Worker<'_> {
     }
 
     fn finished(&self, set: usize, item: usize, result: &ItemResult, elapsed: Duration) {
-        if let Some(journal) = &self.journal {
-            journal.finished(set, item, result, elapsed);
+        match &self.journal {
+            Some(journal) if !self.restored.contains(&(set, item)) => {
+                journal.finished(set, item, result, elapsed);
+            }
+            _ => {}
         }
         if let Some(bar) = self.bar {
             bar.inc();
@@ -95,13 +103,21 @@ fn gate_mode_failure(run: &Run, set: &SetRun) -> Option<String> {
     }
 }
 
-pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
-    let (manifest, format) = (args.manifest.as_path(), args.format);
-    let eval = Evaluation::open(manifest)?;
-    let only = &args.predictions;
-    for crashed in &args.crashed {
+/// The positions of the prediction sets `only` names (all if none), in the manifest's order.
+fn chosen_sets(eval: &Evaluation, manifest: &Path, only: &[String]) -> anyhow::Result<Vec<usize>> {
+    for name in only {
+        set_named(eval, manifest, name)?;
+    }
+    Ok((0..eval.dataset.predictions.len())
+        .filter(|&s| only.is_empty() || only.contains(&eval.dataset.predictions[s].name))
+        .collect())
+}
+
+/// `--crashed`: the verdict `crash` for each prediction the supervisor found aborting.
+fn record_crashed(eval: &Evaluation, manifest: &Path, crashed: &[String]) -> anyhow::Result<()> {
+    for crashed in crashed {
         let (item, status, name) = supervise::parse_crashed(crashed)?;
-        let set = set_named(&eval, manifest, &name)?;
+        let set = set_named(eval, manifest, &name)?;
         anyhow::ensure!(item < eval.items().len(), "--crashed: no item {item}");
         eval.record(
             set,
@@ -111,32 +127,86 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
             )),
         );
     }
-    let journal = match &args.journal {
-        Some(path) => Some(Journal::create(path, &eval)?),
-        None => None,
+    Ok(())
+}
+
+/// (set, item) pairs.
+type Pairs = BTreeSet<(usize, usize)>;
+
+/// The journal this run writes (`--journal`), and the (set, item) pairs whose verdicts it
+/// took from the journal of an earlier run (`--resume`), recorded in `eval`.
+fn open_journal<'a>(
+    args: &EvalArgs,
+    eval: &'a Evaluation,
+    sets: &[usize],
+) -> anyhow::Result<(Option<Journal<'a>>, Pairs)> {
+    let Some(path) = &args.journal else {
+        return Ok((None, BTreeSet::new()));
     };
+    let identity = identity::of(eval, &args.manifest, sets)?;
+    if args.resume {
+        match resume::read(path, eval, sets, &identity)? {
+            Some(earlier) if earlier.has_header => {
+                eprintln!(
+                    "{}",
+                    earlier.describe(path, sets.len() * eval.items().len())
+                );
+                let journal = Journal::resume(path, eval, &earlier)?;
+                let restored = earlier
+                    .results
+                    .into_iter()
+                    .filter(|((set, item), result)| eval.record(*set, *item, result.clone()))
+                    .map(|(pair, _)| pair)
+                    .collect();
+                return Ok((Some(journal), restored));
+            }
+            Some(earlier) => eprintln!(
+                "sqlsuite: the journal {} holds nothing judged ({} bytes without a newline \
+                 ignored): starting it afresh",
+                path.display(),
+                earlier.torn_bytes
+            ),
+            None => eprintln!(
+                "sqlsuite: no journal {} to resume: starting a new one",
+                path.display()
+            ),
+        }
+    }
+    Ok((
+        Some(Journal::create(path, eval, &identity)?),
+        BTreeSet::new(),
+    ))
+}
+
+/// `--probe ITEM:SET`: that one prediction judged, its verdict written to the journal only.
+fn probe(args: &EvalArgs, eval: &Evaluation, probe: &str) -> anyhow::Result<ExitCode> {
+    let (item, name) = supervise::parse_probe(probe)?;
+    let set = set_named(eval, &args.manifest, &name)?;
+    anyhow::ensure!(item < eval.items().len(), "--probe: no item {item}");
+    let (journal, restored) = open_journal(args, eval, &[set])?;
+    let worker = Worker {
+        eval,
+        bar: None,
+        journal,
+        restored,
+        abort_on: std::env::var(ABORT_ON).ok(),
+    };
+    worker.started(set, item);
+    let result = eval.judge(set, item);
+    worker.finished(set, item, result, Duration::ZERO);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let (manifest, format) = (args.manifest.as_path(), args.format);
+    let eval = Evaluation::open(manifest)?;
+    record_crashed(&eval, manifest, &args.crashed)?;
+    if let Some(p) = &args.probe {
+        return probe(args, &eval, p);
+    }
+    let sets = chosen_sets(&eval, manifest, &args.predictions)?;
+    let (journal, restored) = open_journal(args, &eval, &sets)?;
     let abort_on = std::env::var(ABORT_ON).ok();
-    if let Some(probe) = &args.probe {
-        let (item, name) = supervise::parse_probe(probe)?;
-        let set = set_named(&eval, manifest, &name)?;
-        anyhow::ensure!(item < eval.items().len(), "--probe: no item {item}");
-        let worker = Worker {
-            eval: &eval,
-            bar: None,
-            journal,
-            abort_on,
-        };
-        worker.started(set, item);
-        let result = eval.judge(set, item);
-        worker.finished(set, item, result, Duration::ZERO);
-        return Ok(ExitCode::SUCCESS);
-    }
-    let sets: Vec<usize> = (0..eval.dataset.predictions.len())
-        .filter(|&s| only.is_empty() || only.contains(&eval.dataset.predictions[s].name))
-        .collect();
-    for name in only {
-        set_named(&eval, manifest, name)?;
-    }
     let total = sets.len() * eval.items().len();
     let bar = progress::Progress::new(total as u64, "evaluating");
     // One pass over every (set, item) pair: both cores stay busy until the last item.
@@ -144,6 +214,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         eval: &eval,
         bar: Some(&bar),
         journal,
+        restored,
         abort_on,
     };
     let run = eval.run_watched(&sets, &worker);

@@ -1,6 +1,6 @@
 //! `sqlsuite`: the command line over the same library the test harness uses.
 //!
-//! * `sqlsuite eval <manifest> [--format text|jsonl|junit] [--predictions NAME]…`
+//! * `sqlsuite eval <manifest> [--format text|jsonl|junit] [--predictions NAME]… [--journal FILE [--resume]]`
 //! * `sqlsuite diff <manifest> A B`
 //! * `sqlsuite report <manifest> [--predictions A] [--against B] -o report.html`
 //! * `sqlsuite bench <manifest>`
@@ -34,6 +34,7 @@ fn main() -> ExitCode {
             &args.manifest,
             std::env::args_os().skip(1).collect(),
             args.journal.as_deref(),
+            args.resume,
         ),
         Command::Eval(args) => args.common.apply().and_then(|()| eval::run(args)),
         Command::Diff(args) => args.common.apply().and_then(|()| diff::run(args)),

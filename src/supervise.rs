@@ -2,8 +2,9 @@
 //! and watches it: a prediction that aborts the process (a crash inside SQLite, a signal) costs
 //! that one prediction its verdict, not the run. The worker writes a journal
 //! ([`crate::journal`]); when it dies, the predictions it shows running are each run alone in a
-//! probe process; one that dies alone gets the verdict `crash`, and the run starts again with
-//! those verdicts given (`--crashed`). Output, gate and exit code are the worker's.
+//! probe process; one that dies alone gets the verdict `crash`, and the run continues from the
+//! journal (`--resume`: what finished is not judged again) with those verdicts given
+//! (`--crashed`). Output, gate and exit code are the worker's.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -23,11 +24,12 @@ struct Crash {
 }
 
 /// Supervises `sqlsuite eval <args>` (`args` as given, without the program name);
-/// `journal` is the user's `--journal`, if any.
+/// `journal` is the user's `--journal`, if any, and `resume` whether the user said `--resume`.
 pub fn run(
     manifest: &Path,
     args: Vec<OsString>,
     journal: Option<&Path>,
+    resume: bool,
 ) -> anyhow::Result<ExitCode> {
     let scratch = tempfile::tempdir()?;
     // The user's `--journal` (in whatever form it was written) stays among `args`; otherwise
@@ -36,11 +38,17 @@ pub fn run(
     let journal: PathBuf = journal.map_or_else(|| scratch.path().join("journal.jsonl"), Into::into);
     let mut crashes: Vec<Crash> = Vec::new();
     let mut unexplained = 0;
+    // After a death the worker continues from the journal (the user's `--resume` is among
+    // `args` already).
+    let mut add_resume = false;
     loop {
         let mut worker = Command::new(std::env::current_exe()?);
         worker.args(&args).arg("--worker");
         if own_journal {
             worker.arg("--journal").arg(&journal);
+        }
+        if add_resume {
+            worker.arg("--resume");
         }
         for c in &crashes {
             worker
@@ -53,6 +61,7 @@ pub fn run(
                 status.code().unwrap_or(1).clamp(0, 255) as u8
             ));
         };
+        add_resume = !resume;
         let suspects = journal::in_flight(&journal)?;
         eprintln!(
             "sqlsuite: the evaluation died ({death}) while running {}; running each alone",

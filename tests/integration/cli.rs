@@ -1361,7 +1361,8 @@ fn a_prediction_that_aborts_the_process_gets_crash_and_the_rest_their_verdicts()
             assert_eq!(a, b, "every other item keeps its verdict");
         }
     }
-    // The journal of the last run holds every item once, the crashed one included.
+    // The journal holds every item once, the crashed one included: the run after the death
+    // continued from it (--resume) and judged only what had not finished.
     let finished: Vec<serde_json::Value> = std::fs::read_to_string(&journal)
         .unwrap()
         .lines()
