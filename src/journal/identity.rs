@@ -6,21 +6,19 @@
 //! in full, the others' only where they differ from it). `--format` and `--jobs` are not part
 //! of it: verdicts do not depend on them.
 
-use std::fmt::Write as _;
-use std::io::Read;
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
+use sqlsuite::provenance::file_sha256;
 use sqlsuite::Evaluation;
 
 /// The identity of evaluating `sets` of `eval`, opened from `manifest`.
 pub fn of(eval: &Evaluation, manifest: &Path, sets: &[usize]) -> anyhow::Result<Value> {
     let build = std::env::current_exe()
-        .and_then(|exe| sha256(&exe))
+        .and_then(|exe| file_sha256(&exe))
         .map_err(|e| anyhow::anyhow!("cannot hash the sqlsuite executable: {e}"))?;
-    let manifest_sha =
-        sha256(manifest).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", manifest.display()))?;
+    let manifest_sha = file_sha256(manifest)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", manifest.display()))?;
     let provenance: Vec<Value> = sets
         .iter()
         .map(|&s| serde_json::to_value(eval.provenance().of_set(s)).unwrap_or(Value::Null))
@@ -70,24 +68,6 @@ fn without_start_time(mut provenance: Value) -> Value {
         }
     }
     provenance
-}
-
-fn sha256(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0; 1 << 16];
-    loop {
-        let n = file.read(&mut buffer)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buffer[..n]);
-    }
-    let mut hex = String::with_capacity(64);
-    for byte in hasher.finalize() {
-        let _ = write!(hex, "{byte:02x}");
-    }
-    Ok(hex)
 }
 
 /// At most this many differences are named.

@@ -317,7 +317,7 @@ impl SetProvenance<'_> {
 }
 
 /// The SHA-256 of a file's bytes, lowercase hex; read in blocks.
-pub(crate) fn file_sha256(path: &Path) -> std::io::Result<String> {
+pub fn file_sha256(path: &Path) -> std::io::Result<String> {
     let mut file = std::fs::File::open(path)?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0; 1 << 16];
