@@ -161,9 +161,14 @@ def test_hostile_predictions_change_no_byte_and_every_call_returns(tmp_path):
     verdicts = judge.judge_many([("SELECT a FROM t", p, "h") for p in HOSTILE])
     assert len(verdicts) == len(HOSTILE)
     assert all(v.status == "incorrect" for v in verdicts), [(p[:40], v) for p, v in zip(HOSTILE, verdicts)]
-    # Several statements are judged on the first (spec/exec.md); the second never runs.
+    # Several statements are an error by default and judged on the first under the official
+    # evaluator's compat (spec/exec.md §3a); the second never runs either way.
     several = judge.judge("SELECT a FROM t", "SELECT a FROM t; DELETE FROM t", "h")
-    assert several.correct, several
+    assert (several.status, several.reason) == ("incorrect", "several_statements"), several
+    compat = sqlsuite.Judge(
+        str(tmp_path / "{db_id}" / "{db_id}.sqlite"), timeout_ms=1000, compat="test_suite_sql_eval"
+    )
+    assert compat.judge("SELECT a FROM t", "SELECT a FROM t; DELETE FROM t", "h").correct
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert not Path("/tmp/sqlsuite_py_attack.sqlite").exists()
     reasons = {v.reason for v in verdicts}
