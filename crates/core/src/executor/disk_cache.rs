@@ -28,8 +28,8 @@ const BUSY: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 pub(super) struct DiskCache {
     dir: PathBuf,
-    /// Opened on first use; `Err(())` once it could not be, so that it is not tried again.
-    conn: Mutex<Option<Result<Connection, ()>>>,
+    /// Opened on first use; `Some(None)` once it could not be, so that it is not tried again.
+    conn: Mutex<Option<Option<Connection>>>,
     hashes: Memo<Database, Option<String>>,
 }
 
@@ -132,15 +132,15 @@ impl DiskCache {
     /// usable cache or `f` failed.
     fn with_conn<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Option<T> {
         let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        let conn = conn.get_or_insert_with(|| self.open().map_err(|_| ()));
-        f(conn.as_ref().ok()?).ok()
+        let conn = conn.get_or_insert_with(|| self.open());
+        f(conn.as_ref()?).ok()
     }
 
-    fn open(&self) -> rusqlite::Result<Connection> {
-        std::fs::create_dir_all(&self.dir)
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        let conn = Connection::open(self.dir.join(FILE))?;
-        conn.busy_timeout(BUSY)?;
+    /// The cache's connection, its table made; `None` when the file cannot be used.
+    fn open(&self) -> Option<Connection> {
+        std::fs::create_dir_all(&self.dir).ok()?;
+        let conn = Connection::open(self.dir.join(FILE)).ok()?;
+        conn.busy_timeout(BUSY).ok()?;
         conn.execute_batch(
             "PRAGMA journal_mode = WAL;
              PRAGMA synchronous = NORMAL;
@@ -148,7 +148,8 @@ impl DiskCache {
                  key TEXT PRIMARY KEY,
                  result TEXT NOT NULL
              ) WITHOUT ROWID;",
-        )?;
-        Ok(conn)
+        )
+        .ok()?;
+        Some(conn)
     }
 }
