@@ -50,6 +50,7 @@
 pub mod backend;
 pub mod clock;
 pub mod config;
+pub mod counterexample;
 pub mod dataset;
 pub mod denotation;
 pub mod evaluation;

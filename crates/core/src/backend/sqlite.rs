@@ -320,6 +320,23 @@ pub fn open_at(path: &Path, clock: Clock) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
+/// A private in-memory copy of the database `path` names (a file, opened read-only and
+/// immutable, or a script), made with SQLite's backup API, whose untrusted queries read
+/// `clock`: restricted like every connection untrusted queries run on, behind a gate its owner
+/// opens to change the copy's rows (the counterexample shrinker). The file is never written.
+pub fn scratch_copy(path: &Path, clock: Clock) -> rusqlite::Result<(Connection, WriteGate)> {
+    let source = open_at(path, clock)?;
+    let mut copy = connect(":memory:", OpenFlags::default(), clock)?;
+    {
+        let backup = rusqlite::backup::Backup::new(&source, &mut copy)?;
+        backup.run_to_completion(i32::MAX, Duration::ZERO, None)?;
+    }
+    // The schema read before any step is counted, as `open_at` does.
+    copy.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))?;
+    let gate = restrict_gated(&copy);
+    Ok((copy, gate))
+}
+
 /// The longest string or blob a query may build or read, in bytes (`SQLITE_LIMIT_LENGTH`; the
 /// longest value in the project's real databases is 139 bytes). It also bounds the work one
 /// function call does where a deadline cannot stop it: `instr` and `trim` take time quadratic

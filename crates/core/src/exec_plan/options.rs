@@ -42,6 +42,10 @@ pub struct ExecOptions {
     /// at a LIMIT may be broken either way. Absent: on, unless `compat` is set (then off; on
     /// together with `compat` is an error).
     pub tie_aware_order: Option<bool>,
+    /// For a prediction judged incorrect because its rows differ, shrink the database that
+    /// told it from the gold to a minimal counterexample (`spec/counterexample.md`). Off by
+    /// default: it runs both queries again, many times.
+    pub counterexamples: bool,
 }
 
 /// `compat = "…"`: the reference evaluator whose verdicts the metric reproduces.
@@ -88,6 +92,7 @@ impl Default for ExecOptions {
             gold_relative_budget: None,
             compat: None,
             tie_aware_order: None,
+            counterexamples: false,
         }
     }
 }

@@ -11,7 +11,7 @@
 //! order, and a tie cut by LIMIT may be broken either way; golds whose answer depends on how
 //! ties are broken are flagged (`gold_flags`).
 //!
-//! Length: about 500 lines of code and 570 of unit tests. The judgement on one database, across
+//! Length: about 560 lines of code and 570 of unit tests. The judgement on one database, across
 //! a suite and over `plug_value`'s bounded candidates shares the private `Gold` and `Outcome`;
 //! the tests pin each verdict code and reason the spec lists.
 
@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use super::{Metric, MetricEntry, Resources, Status, Steps, Verdict};
 use crate::backend::{Database, Limits, QueryError};
 use crate::config::{FromSection, ManifestError, Section};
+use crate::counterexample::{self, Budget, Question};
 use crate::dataset::Item;
 use crate::denotation::{compare, format_row, CompareOptions, Difference, ResultTable, Value};
 use crate::exec_plan::order::{self as exec_order, OrderPlan};
@@ -434,7 +435,13 @@ impl Exec {
             Outcome::Differs(at, verdict) => (at, verdict),
         };
         if !self.options.plug_value || as_written.status != Status::Incorrect {
-            return as_written;
+            let told = Told {
+                databases,
+                at: reached,
+                prediction: pred_sql,
+                plugged: false,
+            };
+            return self.with_counterexample(as_written, g, told, executor);
         }
         // plug_value: also try every assignment of the gold's values to the prediction's value
         // slots (likeliest first, generated lazily); correct if any matches. At most
@@ -446,7 +453,7 @@ impl Exec {
         let mut stopped = None;
         // The candidate that matched on the most databases (the likeliest first among equals):
         // the database that stopped it is the one that told the queries apart.
-        let mut furthest: Option<(usize, Verdict)> = None;
+        let mut furthest: Option<(usize, Verdict, String)> = None;
         for candidate in plug.candidates() {
             if tried == PLUG_VALUE_MAX_CANDIDATES {
                 stopped = Some(format!(
@@ -479,7 +486,7 @@ impl Exec {
                 Outcome::Differs(_, v) if v.status == Status::GoldError => return v,
                 Outcome::Differs(at, v) => {
                     if at > furthest.as_ref().map_or(reached, |f| f.0) {
-                        furthest = Some((at, v));
+                        furthest = Some((at, v, candidate));
                     }
                 }
             }
@@ -507,24 +514,83 @@ impl Exec {
                 format!("; {why}"),
             ),
         };
-        match furthest {
+        let (verdict, told) = match &furthest {
             None => {
                 let mut verdict = as_written;
                 verdict
                     .reason
                     .push_str(&format!(" (plug_value: {summary} either{why})"));
-                verdict
+                let told = Told {
+                    databases,
+                    at: reached,
+                    prediction: pred_sql,
+                    plugged: false,
+                };
+                (verdict, told)
             }
-            Some((_, mut verdict)) => {
+            Some((at, verdict, candidate)) => {
+                let mut verdict = verdict.clone();
                 verdict.reason = format!(
                     "{} with the gold's values plugged in (plug_value: {summary} on every \
                      database{why}; as written: {})",
                     verdict.reason, as_written.reason
                 );
-                verdict
+                let told = Told {
+                    databases,
+                    at: *at,
+                    prediction: candidate,
+                    plugged: true,
+                };
+                (verdict, told)
             }
-        }
+        };
+        self.with_counterexample(verdict, g, told, executor)
     }
+
+    /// `verdict` with its minimal counterexample (`counterexamples = true`), for an incorrect
+    /// verdict whose rows differ (`spec/counterexample.md`): the database that told the
+    /// queries apart shrunk.
+    fn with_counterexample(
+        &self,
+        mut verdict: Verdict,
+        g: &Gold<'_>,
+        told: Told<'_>,
+        executor: &Executor,
+    ) -> Verdict {
+        let rows_differ = matches!(
+            verdict.code.as_str(),
+            "row_count" | "column_count" | "order" | "rows_differ"
+        );
+        if !self.options.counterexamples || verdict.status != Status::Incorrect || !rows_differ {
+            return verdict;
+        }
+        let Some(database) = told.databases.get(told.at) else {
+            return verdict;
+        };
+        let question = Question {
+            database,
+            clock: executor.backend().clock(),
+            gold: g.sql,
+            prediction: told.prediction,
+            plugged: told.plugged,
+            compare: g.compare,
+            order: g.order,
+            limits: self.limits,
+            relative: self.options.gold_relative_budget,
+        };
+        let found = counterexample::find(&question, Budget::default());
+        verdict.counterexample = Some(Box::new(found));
+        verdict
+    }
+}
+
+/// Where the queries were told apart: the item's databases, the position of the one that told
+/// them apart, and the prediction as it ran there (`plug_value`'s candidate, if `plugged`).
+struct Told<'a> {
+    databases: &'a [Database],
+    at: usize,
+    prediction: &'a str,
+    plugged: bool,
 }
 
 #[cfg(test)]

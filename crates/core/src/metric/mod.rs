@@ -80,6 +80,9 @@ pub struct Verdict {
     /// virtual-machine steps, in blocks): see [`Steps`]. `None` for metrics that run no query,
     /// and for backends that count nothing.
     pub steps: Option<Steps>,
+    /// The exec metric's minimal counterexample for an incorrect verdict whose rows differ,
+    /// where asked for (`counterexamples = true`), or why none is shown.
+    pub counterexample: Option<Box<crate::counterexample::Found>>,
 }
 
 /// Steps of the gold and of the prediction, summed over the databases the prediction ran on
@@ -125,6 +128,7 @@ impl Verdict {
             scores: Box::new([]),
             gold_flags: Vec::new(),
             steps: None,
+            counterexample: None,
         }
     }
 
@@ -139,6 +143,7 @@ impl Verdict {
             scores: Box::new([]),
             gold_flags: Vec::new(),
             steps: None,
+            counterexample: None,
         }
     }
 
@@ -153,6 +158,7 @@ impl Verdict {
             scores: Box::new([]),
             gold_flags: Vec::new(),
             steps: None,
+            counterexample: None,
         }
     }
 
@@ -167,6 +173,7 @@ impl Verdict {
             scores: Box::new([]),
             gold_flags: Vec::new(),
             steps: None,
+            counterexample: None,
         }
     }
 

@@ -19,6 +19,13 @@
 //! "prediction":6000}` (no `prediction` where it stopped at the time limit or the gold's row
 //! count; [`crate::metric::Steps`]).
 //!
+//! The exec metric's minimal counterexample, where asked for (`counterexamples = true`;
+//! `spec/counterexample.md`): `"counterexample":{"database":"db.sqlite","original_rows":40,
+//! "rows":2,"other_rows":0,"minimal":true,"rechecked":true,"probes":31,"difference":"…",
+//! "tables":[{"table":"singer","columns":["id","name"],"rows":[[1,"Joe"]],"count":1}],
+//! "gold":{…},"predicted":{…}}` (`not_minimal` says why a budget stopped it, `plugged` the
+//! prediction with the gold's values it is for), or `{"not_shown":"why"}`.
+//!
 //! A set read with an extraction rule (`[[predictions]] extract`) adds, where the rule took
 //! the SQL out of the answer, how and from which lines: `"extracted":{"found":"fence",
 //! "lines":[2,4]}`.
@@ -30,6 +37,8 @@
 use serde::Serialize;
 
 use crate::dataset::extract::Extracted;
+use crate::counterexample::{Found, Rows};
+use crate::denotation::Value;
 use crate::metric::exact_match::HARDNESS;
 use crate::metric::{Status, Steps};
 use crate::provenance::SetProvenance;
@@ -70,6 +79,8 @@ struct Line<'a> {
     steps: Option<Steps>,
     #[serde(skip_serializing_if = "Option::is_none")]
     extracted: Option<Extracted>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counterexample: Option<serde_json::Value>,
 }
 
 fn no_text(text: &&str) -> bool {
@@ -114,10 +125,70 @@ pub fn lines(run: &Run, set: &SetRun) -> Vec<String> {
                 gold_flags: &v.gold_flags,
                 steps: v.steps,
                 extracted: set.extracted.get(i).copied().flatten(),
+                counterexample: v.counterexample.as_deref().map(counterexample),
             };
             // Serialising plain strings and numbers cannot fail.
             out.push(serde_json::to_string(&line).unwrap_or_default());
         }
+    }
+    out
+}
+
+/// A cell as JSON: numbers, text, null; bytes as hex text.
+fn cell(v: &Value) -> serde_json::Value {
+    match v {
+        Value::Null => serde_json::Value::Null,
+        Value::Int(n) => (*n).into(),
+        Value::Real(f) => serde_json::Number::from_f64(*f)
+            .map_or_else(|| f.to_string().into(), serde_json::Value::Number),
+        Value::Text(t) => t.as_str().into(),
+        Value::Blob(b) => b
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>()
+            .into(),
+    }
+}
+
+fn rows(r: &Rows) -> serde_json::Value {
+    serde_json::json!({
+        "columns": r.columns,
+        "rows": r.rows.iter().map(|row| row.iter().map(cell).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "count": r.count,
+    })
+}
+
+/// The `counterexample` field.
+fn counterexample(found: &Found) -> serde_json::Value {
+    let c = match found {
+        Found::NotShown(why) => return serde_json::json!({ "not_shown": why }),
+        Found::Shown(c) => c,
+    };
+    let mut out = serde_json::json!({
+        "database": c.database,
+        "original_rows": c.original_rows,
+        "rows": c.rows,
+        "other_rows": c.other_rows,
+        "minimal": c.minimal,
+        "rechecked": true,
+        "probes": c.probes,
+        "difference": c.difference,
+        "tables": c.tables.iter().map(|t| {
+            let mut table = rows(&t.rows);
+            table["table"] = t.table.as_str().into();
+            table
+        }).collect::<Vec<_>>(),
+        "gold": rows(&c.gold),
+        "predicted": rows(&c.predicted),
+    });
+    if let Some(why) = &c.not_minimal {
+        out["not_minimal"] = why.as_str().into();
+    }
+    if let Some(sql) = &c.plugged {
+        out["plugged"] = sql.as_str().into();
+    }
+    if !c.unchecked_keys.is_empty() {
+        out["unchecked_keys"] = c.unchecked_keys.clone().into();
     }
     out
 }

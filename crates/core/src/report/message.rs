@@ -67,6 +67,9 @@ pub fn verdicts(result: &ItemResult) -> String {
                 out.push('\n');
             }
         }
+        if let Some(found) = &v.counterexample {
+            out.push_str(&found.render());
+        }
     }
     out
 }

@@ -1,0 +1,302 @@
+//! Minimal counterexamples (`spec/counterexample.md`): for a prediction the exec metric judged
+//! incorrect because its rows differ from the gold's, the database that told them apart shrunk
+//! to a smallest one on which they still differ.
+//!
+//! The database is copied into memory ([`scratch`]; the file is never written), its rows
+//! deleted table by table with delta debugging ([`ddmin`], [`shrink`]) while both queries,
+//! run under the metric's limits, still differ under the metric's comparison (tie-aware
+//! included), and no declared foreign key dangles where it did not. Bounded per item by a
+//! number of probes and a time ([`Budget`]); past the bound the smallest database so far is
+//! kept and said not minimal. What is shown is re-checked: both queries run again on the
+//! shrunk copy with the metric's full limits and still differ, or nothing is shown and why
+//! is said.
+
+pub mod ddmin;
+mod scratch;
+mod shrink;
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::backend::sqlite::run_query;
+use crate::backend::{Database, Limits};
+use crate::clock::Clock;
+use crate::denotation::{format_row, CompareOptions, ResultTable, Value};
+use crate::exec_plan::order::OrderPlan;
+use crate::exec_plan::RelativeBudget;
+
+use scratch::Scratch;
+
+/// At most this many candidate deletions are tried per item (each runs both queries once).
+pub const MAX_PROBES: usize = 2_000;
+/// At most this much wall time is spent shrinking one item's database.
+pub const MAX_TIME: Duration = Duration::from_secs(2);
+/// Rows of each result shown (of the tables read: all, they are few once shrunk; see
+/// [`MAX_TABLE_ROWS`]).
+const SHOWN_RESULT_ROWS: usize = 10;
+/// Rows of one table a counterexample carries at most (a database shrinking stopped early may
+/// keep many).
+pub const MAX_TABLE_ROWS: usize = 50;
+
+/// How much one item's shrinking may spend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Candidate deletions tried.
+    pub probes: usize,
+    /// Wall time.
+    pub time: Duration,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            probes: MAX_PROBES,
+            time: MAX_TIME,
+        }
+    }
+}
+
+/// What the exec metric asks: the two queries as they ran on the database that told them
+/// apart, and how it compared them.
+#[derive(Debug, Clone, Copy)]
+pub struct Question<'a> {
+    /// The database that told them apart (a file or a script).
+    pub database: &'a Database,
+    /// The clock queries read.
+    pub clock: Clock,
+    /// The gold as executed.
+    pub gold: &'a str,
+    /// The prediction as executed (with the gold's values plugged in, for `plug_value`'s best
+    /// candidate).
+    pub prediction: &'a str,
+    /// Whether `prediction` is `plug_value`'s candidate rather than the prediction as written.
+    pub plugged: bool,
+    /// The comparison.
+    pub compare: CompareOptions,
+    /// The tie-aware comparison's plan of an ordered gold.
+    pub order: Option<&'a OrderPlan>,
+    /// The metric's query limits.
+    pub limits: Limits,
+    /// The prediction's step budget relative to the gold's.
+    pub relative: Option<RelativeBudget>,
+}
+
+/// One result table, bounded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rows {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// The first rows.
+    pub rows: Vec<Vec<Value>>,
+    /// How many rows it has in all; `None`: more than [`Rows::at_least`] (stopped there).
+    pub count: Option<usize>,
+    /// Where the count is unknown, the rows it has more than.
+    pub at_least: usize,
+}
+
+impl Rows {
+    fn of(table: &ResultTable, shown: usize) -> Rows {
+        Rows {
+            columns: table.columns.clone(),
+            rows: table.rows.iter().take(shown).cloned().collect(),
+            count: Some(table.rows.len()),
+            at_least: table.rows.len(),
+        }
+    }
+}
+
+/// The rows left in one table the queries read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableRows {
+    /// The table.
+    pub table: String,
+    /// Its rows, at most [`MAX_TABLE_ROWS`].
+    pub rows: Rows,
+}
+
+/// A shrunk database on which gold and prediction still differ, re-checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counterexample {
+    /// The database it was shrunk from (its label).
+    pub database: String,
+    /// Rows the database had.
+    pub original_rows: usize,
+    /// The tables the queries read, with the rows left.
+    pub tables: Vec<TableRows>,
+    /// Rows left in the tables the queries read.
+    pub rows: usize,
+    /// Rows left in other tables (kept so that no foreign key dangles).
+    pub other_rows: usize,
+    /// Whether no single row can be deleted without the queries agreeing (1-minimal).
+    pub minimal: bool,
+    /// Why it is not minimal (a budget ran out).
+    pub not_minimal: Option<String>,
+    /// Candidate deletions tried.
+    pub probes: usize,
+    /// How they differ on it.
+    pub difference: String,
+    /// The gold's result on it.
+    pub gold: Rows,
+    /// The prediction's.
+    pub predicted: Rows,
+    /// `plug_value`: the prediction with the gold's values plugged in that was shrunk for.
+    pub plugged: Option<String>,
+    /// Declared foreign keys that could not be kept (the schema lacks their parent table or
+    /// column): `child → parent`.
+    pub unchecked_keys: Vec<String>,
+}
+
+/// A counterexample, or why none is shown.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    /// Shown (re-checked).
+    Shown(Counterexample),
+    /// Not shown, and why.
+    NotShown(String),
+}
+
+/// The counterexample for `q`, within `budget`.
+pub fn find(q: &Question<'_>, budget: Budget) -> Found {
+    match find_counterexample(q, budget) {
+        Ok(c) => Found::Shown(c),
+        Err(why) => Found::NotShown(why),
+    }
+}
+
+fn find_counterexample(q: &Question<'_>, budget: Budget) -> Result<Counterexample, String> {
+    let Some(path) = q.database.as_file() else {
+        return Err("counterexamples are shrunk on SQLite databases only".into());
+    };
+    let mut scratch = Scratch::open(Path::new(path), q.clock)
+        .map_err(|e| format!("cannot copy {}: {e}", q.database.label()))?;
+    let count = |s: &Scratch| -> usize { s.tables.iter().map(|t| s.row_count(&t.name)).sum() };
+    let original_rows = count(&scratch);
+    if shrink::told_apart(q, scratch.connection(), q.limits.timeout).is_none() {
+        return Err(format!(
+            "the queries do not differ on a copy of {}",
+            q.database.label()
+        ));
+    }
+    let shrinking = shrink::shrink(q, &mut scratch, budget);
+    // The re-check: both queries again, under the metric's full limits.
+    let Some(told) = shrink::told_apart(q, scratch.connection(), q.limits.timeout) else {
+        return Err("re-check failed: the queries agree on the shrunk database".into());
+    };
+    let mut read = scratch.tables_read(q.gold).unwrap_or_default();
+    read.extend(scratch.tables_read(q.prediction).unwrap_or_default());
+    let mut tables = Vec::new();
+    let mut rows = 0;
+    for t in &scratch.tables {
+        if !read.contains(&t.name) {
+            continue;
+        }
+        let contents = scratch.contents(&t.name, &q.limits)?;
+        rows += contents.rows.len();
+        tables.push(TableRows {
+            table: t.name.clone(),
+            rows: Rows::of(&contents, MAX_TABLE_ROWS),
+        });
+    }
+    let predicted = match &told.predicted {
+        Some(p) => Rows::of(p, SHOWN_RESULT_ROWS),
+        // Stopped at the gold's row count: its rows on the shrunk database, where few.
+        None => {
+            let limits = Limits {
+                max_rows: q.limits.max_rows.min(MAX_TABLE_ROWS),
+                ..q.limits
+            };
+            match run_query(scratch.connection(), q.prediction, &limits) {
+                Ok(p) => Rows::of(&p, SHOWN_RESULT_ROWS),
+                Err(_) => Rows {
+                    columns: Vec::new(),
+                    rows: Vec::new(),
+                    count: None,
+                    at_least: told.gold.rows.len(),
+                },
+            }
+        }
+    };
+    Ok(Counterexample {
+        database: q.database.label(),
+        original_rows,
+        other_rows: count(&scratch) - rows,
+        tables,
+        rows,
+        minimal: shrinking.stopped.is_none(),
+        not_minimal: shrinking.stopped,
+        probes: shrinking.probes,
+        difference: told.difference,
+        gold: Rows::of(&told.gold, SHOWN_RESULT_ROWS),
+        predicted,
+        plugged: q.plugged.then(|| q.prediction.to_owned()),
+        unchecked_keys: scratch.unchecked_keys.clone(),
+    })
+}
+
+/// `label (N rows; columns a, b):` and the rows, indented.
+fn show(out: &mut String, indent: &str, label: &str, rows: &Rows) {
+    let count = match rows.count {
+        Some(1) => "1 row".to_owned(),
+        Some(n) => format!("{n} rows"),
+        None => format!("more than {} rows", rows.at_least),
+    };
+    let _ = write!(out, "{indent}{label} ({count}");
+    if !rows.columns.is_empty() {
+        let _ = write!(out, "; columns {}", rows.columns.join(", "));
+    }
+    out.push_str("):\n");
+    for row in &rows.rows {
+        let _ = writeln!(out, "{indent}  {}", format_row(row));
+    }
+    if let Some(n) = rows.count.filter(|&n| n > rows.rows.len()) {
+        let _ = writeln!(out, "{indent}  … {} more", n - rows.rows.len());
+    }
+}
+
+impl Counterexample {
+    /// The lines a failure message shows.
+    pub fn render(&self) -> String {
+        let how = match &self.not_minimal {
+            None => "1-minimal".to_owned(),
+            Some(why) => format!("not minimal: {why}"),
+        };
+        let other = match self.other_rows {
+            0 => String::new(),
+            n => format!(" and {n} in other tables, kept for foreign keys"),
+        };
+        let mut out = format!(
+            "counterexample: {} of {}'s {} rows{other} ({how}; re-checked: {}):\n",
+            self.rows, self.database, self.original_rows, self.difference
+        );
+        if let Some(sql) = &self.plugged {
+            let _ = writeln!(out, "  for the prediction with the gold's values: {sql}");
+        }
+        for t in &self.tables {
+            show(&mut out, "  ", &format!("table {}", t.table), &t.rows);
+        }
+        if !self.unchecked_keys.is_empty() {
+            let _ = writeln!(
+                out,
+                "  foreign keys not kept (their parent is not in the schema): {}",
+                self.unchecked_keys.join(", ")
+            );
+        }
+        show(&mut out, "  ", "gold on it", &self.gold);
+        show(&mut out, "  ", "prediction on it", &self.predicted);
+        out
+    }
+}
+
+impl Found {
+    /// The lines a failure message shows: the counterexample, or why there is none.
+    pub fn render(&self) -> String {
+        match self {
+            Found::Shown(c) => c.render(),
+            Found::NotShown(why) => format!("no counterexample: {why}\n"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

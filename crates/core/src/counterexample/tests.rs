@@ -1,0 +1,147 @@
+//! Shrinking on small database files: what is kept, the foreign keys, the bound, the file
+//! left as it was.
+
+use std::path::Path;
+
+use super::*;
+use crate::backend::Database;
+
+/// A database file with `script`'s tables and rows.
+fn database(dir: &Path, script: &str) -> Database {
+    let path = dir.join("db.sqlite");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(script).unwrap();
+    drop(conn);
+    Database::file(path)
+}
+
+fn question<'a>(db: &'a Database, gold: &'a str, prediction: &'a str) -> Question<'a> {
+    Question {
+        database: db,
+        clock: Clock::System,
+        gold,
+        prediction,
+        plugged: false,
+        compare: CompareOptions::default(),
+        order: None,
+        limits: Limits::default(),
+        relative: None,
+    }
+}
+
+/// 40 people aged 20 to 59; `>` and `>=` differ on the one aged 30 only.
+const PEOPLE: &str = "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT, age INT);
+    WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)
+    INSERT INTO person SELECT i, 'p' || i, 20 + i FROM n;";
+
+fn shown(found: Found) -> Counterexample {
+    match found {
+        Found::Shown(c) => c,
+        Found::NotShown(why) => panic!("no counterexample: {why}"),
+    }
+}
+
+#[test]
+fn a_boundary_row_is_all_that_is_kept_and_the_file_is_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path(), PEOPLE);
+    let path = db.as_file().unwrap().to_path_buf();
+    let before = std::fs::read(&path).unwrap();
+    let q = question(
+        &db,
+        "SELECT name FROM person WHERE age > 30",
+        "SELECT name FROM person WHERE age >= 30",
+    );
+    let c = shown(find(&q, Budget::default()));
+    assert!(c.minimal && c.not_minimal.is_none(), "{c:?}");
+    assert_eq!((c.original_rows, c.rows, c.other_rows), (40, 1, 0));
+    assert_eq!(c.tables.len(), 1);
+    assert_eq!(c.tables[0].table, "person");
+    assert_eq!(
+        c.tables[0].rows.rows,
+        vec![vec![Value::Int(10), Value::Text("p10".into()), Value::Int(30)]]
+    );
+    assert_eq!((c.gold.count, c.predicted.count), (Some(0), Some(1)));
+    let text = c.render();
+    assert!(text.contains("1 of db.sqlite's 40 rows") && text.contains("1-minimal"), "{text}");
+    // The database file is byte for byte what it was.
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[test]
+fn a_parent_row_a_kept_child_references_is_kept_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(
+        dir.path(),
+        "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
+         CREATE TABLE player(id INTEGER PRIMARY KEY, team INT REFERENCES team(id), goals INT);
+         INSERT INTO team VALUES (1, 'a'), (2, 'b'), (3, 'c');
+         INSERT INTO player VALUES (1, 1, 5), (2, 2, 7), (3, 3, 0), (4, 1, 2), (5, 2, 1);",
+    );
+    // They differ on any player of a team other than 1: the player reads no team, but a
+    // kept player keeps its team (deleting it would leave the reference dangling).
+    let q = question(
+        &db,
+        "SELECT count(*) FROM player",
+        "SELECT count(*) FROM player WHERE team = 1",
+    );
+    let c = shown(find(&q, Budget::default()));
+    assert!(c.minimal, "{c:?}");
+    assert_eq!((c.rows, c.other_rows), (1, 1), "{}", c.render());
+    let player = &c.tables[0].rows.rows[0];
+    assert_ne!(player[1], Value::Int(1));
+    // Without the foreign key the team goes too.
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(
+        dir.path(),
+        "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
+         CREATE TABLE player(id INTEGER PRIMARY KEY, team INT, goals INT);
+         INSERT INTO team VALUES (1, 'a'), (2, 'b');
+         INSERT INTO player VALUES (1, 1, 5), (2, 2, 7);",
+    );
+    let q = question(
+        &db,
+        "SELECT count(*) FROM player",
+        "SELECT count(*) FROM player WHERE team = 1",
+    );
+    let c = shown(find(&q, Budget::default()));
+    assert_eq!((c.rows, c.other_rows), (1, 0), "{}", c.render());
+}
+
+#[test]
+fn a_tiny_budget_keeps_the_smallest_database_so_far_and_says_it_is_not_minimal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path(), PEOPLE);
+    let q = question(
+        &db,
+        "SELECT name FROM person WHERE age > 30",
+        "SELECT name FROM person WHERE age >= 30",
+    );
+    let tiny = Budget {
+        probes: 3,
+        ..Budget::default()
+    };
+    let c = shown(find(&q, tiny));
+    assert!(!c.minimal, "{c:?}");
+    let why = c.not_minimal.as_deref().unwrap_or_default();
+    assert!(why.contains("step budget, 3 probes"), "{why}");
+    assert!(c.rows >= 1 && c.rows < 40, "{}", c.rows);
+    assert!(c.render().contains("not minimal"));
+    // Shown only re-checked: the queries still differ on what is kept.
+    assert_eq!(c.predicted.count.unwrap(), c.gold.count.unwrap() + 1);
+}
+
+#[test]
+fn queries_that_agree_get_none_and_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path(), PEOPLE);
+    let q = question(
+        &db,
+        "SELECT name FROM person WHERE age > 30",
+        "SELECT name FROM person WHERE age >= 31",
+    );
+    match find(&q, Budget::default()) {
+        Found::NotShown(why) => assert!(why.contains("do not differ"), "{why}"),
+        Found::Shown(c) => panic!("{c:?}"),
+    }
+}
