@@ -8,7 +8,8 @@
 //!   "scores":[["bleu",0.25]],"gold_flags":["ties_at_limit"]}`: `reason` is the verdict's code
 //! and `message` its one line, as in `--format jsonl`; scores keep their order (a list of
 //! pairs); a number that is not finite is written as a string (`"NaN"`, `"inf"`, `"-inf"`).
-//! Numbers round-trip exactly (serde_json's `float_roundtrip`, on for the whole build).
+//! A counterexample (`counterexample`, [`sqlsuite::counterexample::Found`]) is written as serde
+//! writes it, `null` without one. Numbers round-trip exactly (serde_json's `float_roundtrip`, on for the whole build).
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
@@ -38,6 +39,7 @@ fn verdict(metric: &str, v: &Verdict) -> Value {
         scores,
         gold_flags,
         steps,
+        counterexample,
     } = v;
     json!({
         "metric": metric,
@@ -49,6 +51,7 @@ fn verdict(metric: &str, v: &Verdict) -> Value {
         "components": components.iter().map(component).collect::<Vec<_>>(),
         "scores": scores.iter().map(|(n, x)| json!([n, number(*x)])).collect::<Vec<_>>(),
         "gold_flags": gold_flags,
+        "counterexample": counterexample,
     })
 }
 
@@ -144,6 +147,13 @@ fn read_verdict(v: &Value) -> Result<Verdict, String> {
             .map(name_of)
             .collect::<Result<_, String>>()?,
         steps: read_steps(&v["steps"])?,
+        counterexample: match &v["counterexample"] {
+            Value::Null => None,
+            found => Some(Box::new(
+                serde_json::from_value(found.clone())
+                    .map_err(|e| format!("a counterexample that does not read back: {e}"))?,
+            )),
+        },
     })
 }
 

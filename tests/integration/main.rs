@@ -8,6 +8,7 @@
 
 mod architecture;
 mod bleu;
+mod counterexample;
 mod cli;
 mod extraction;
 mod provenance;

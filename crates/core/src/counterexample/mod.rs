@@ -17,6 +17,8 @@ mod shrink;
 
 use std::fmt::Write as _;
 use std::path::Path;
+
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 use crate::backend::sqlite::run_query;
@@ -83,7 +85,7 @@ pub struct Question<'a> {
 }
 
 /// One result table, bounded.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rows {
     /// Column names.
     pub columns: Vec<String>,
@@ -107,7 +109,7 @@ impl Rows {
 }
 
 /// The rows left in one table the queries read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TableRows {
     /// The table.
     pub table: String,
@@ -116,7 +118,7 @@ pub struct TableRows {
 }
 
 /// A shrunk database on which gold and prediction still differ, re-checked.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Counterexample {
     /// The database it was shrunk from (its label).
     pub database: String,
@@ -148,7 +150,7 @@ pub struct Counterexample {
 }
 
 /// A counterexample, or why none is shown.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Found {
     /// Shown (re-checked).
     Shown(Counterexample),

@@ -1,0 +1,106 @@
+//! Minimal counterexamples on the demo (`spec/counterexample.md`): shown in the trial's
+//! failure message and in JSON lines, re-checked, the databases untouched.
+
+use std::path::{Path, PathBuf};
+
+use sqlsuite::counterexample::Found;
+use sqlsuite::report::{jsonl, message};
+use sqlsuite::Evaluation;
+
+fn demo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/demo")
+}
+
+/// The demo manifest with `counterexamples = true`, written in `dir` (its paths made absolute).
+fn demo_with_counterexamples(dir: &Path) -> PathBuf {
+    let d = demo().display().to_string();
+    let text = std::fs::read_to_string(demo().join("demo.toml"))
+        .unwrap()
+        .replace("gold = \"gold.sql\"", &format!("gold = \"{d}/gold.sql\""))
+        .replace("\"db/{db_id}", &format!("\"{d}/db/{{db_id}}"))
+        .replace("\"predictions/", &format!("\"{d}/predictions/"))
+        .replace(
+            "\"../../snapshots\"",
+            &format!("\"{}/snapshots\"", env!("CARGO_MANIFEST_DIR")),
+        )
+        .replace(
+            "[metrics.exec]\n",
+            "[metrics.exec]\ncounterexamples = true\n",
+        );
+    assert!(text.contains("counterexamples = true"), "{text}");
+    let path = dir.join("demo.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The demo's database scripts, path and bytes.
+fn database_bytes() -> Vec<(PathBuf, Vec<u8>)> {
+    ["library", "school"]
+        .iter()
+        .map(|db| {
+            let path = demo().join(format!("db/{db}/{db}.sql"));
+            let bytes = std::fs::read(&path).unwrap();
+            (path, bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn incorrect_rows_get_a_rechecked_counterexample_in_the_message_and_json_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = database_bytes();
+    let eval = Evaluation::open(demo_with_counterexamples(dir.path())).unwrap();
+    let run = eval.run_all();
+    let mut shown = 0;
+    for set in &run.sets {
+        for (i, result) in set.results.iter().enumerate() {
+            let Some(v) = result.verdict("exec") else {
+                continue;
+            };
+            let rows_differ = ["row_count", "column_count", "order", "rows_differ"];
+            match v.counterexample.as_deref() {
+                // Only verdicts whose rows differ get one.
+                None => assert!(!rows_differ.contains(&v.code.as_str()), "{i}: {v:?}"),
+                Some(Found::NotShown(why)) => panic!("item {i} of {}: {why}", set.name),
+                Some(Found::Shown(c)) => {
+                    shown += 1;
+                    assert!(rows_differ.contains(&v.code.as_str()), "{v:?}");
+                    assert!(c.minimal && c.rows <= c.original_rows, "{c:?}");
+                    assert!(c.rows >= 1, "{c:?}");
+                    let text = message::failure(run.judged(set, i));
+                    assert!(text.contains("counterexample: "), "{text}");
+                    assert!(text.contains("re-checked"), "{text}");
+                }
+            }
+        }
+    }
+    assert!(shown > 0, "no counterexample shown");
+    // Item 13: the gold orders the first-year students by birth date, the prediction the
+    // other way round: two of them with different birth dates tell the two apart.
+    let v1 = run.set("v1").unwrap();
+    let v = v1.results[13].verdict("exec").unwrap();
+    assert_eq!(v.code, "order");
+    match v.counterexample.as_deref() {
+        Some(Found::Shown(c)) => {
+            assert_eq!(c.rows, 2, "{}", c.render());
+            assert_eq!(c.tables[0].table, "students");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The same in JSON lines: tables with their rows, both results, re-checked.
+    let lines = jsonl::lines(&run, v1);
+    let with: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| !l["counterexample"].is_null())
+        .collect();
+    assert!(!with.is_empty());
+    for line in &with {
+        let c = &line["counterexample"];
+        assert_eq!(c["rechecked"], true, "{line}");
+        assert!(c["tables"].as_array().is_some_and(|t| !t.is_empty()), "{line}");
+        assert!(c["gold"]["rows"].is_array() && c["predicted"]["rows"].is_array());
+    }
+    // The databases are byte for byte what they were.
+    assert_eq!(database_bytes(), before);
+}
