@@ -149,10 +149,9 @@ fn read_verdict(v: &Value) -> Result<Verdict, String> {
         steps: read_steps(&v["steps"])?,
         counterexample: match &v["counterexample"] {
             Value::Null => None,
-            found => Some(Box::new(
-                serde_json::from_value(found.clone())
-                    .map_err(|e| format!("a counterexample that does not read back: {e}"))?,
-            )),
+            found => Some(Box::new(serde_json::from_value(found.clone()).map_err(
+                |e| format!("a counterexample that does not read back: {e}"),
+            )?)),
         },
     })
 }

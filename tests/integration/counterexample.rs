@@ -98,9 +98,19 @@ fn incorrect_rows_get_a_rechecked_counterexample_in_the_message_and_json_lines()
     for line in &with {
         let c = &line["counterexample"];
         assert_eq!(c["rechecked"], true, "{line}");
-        assert!(c["tables"].as_array().is_some_and(|t| !t.is_empty()), "{line}");
+        assert!(
+            c["tables"].as_array().is_some_and(|t| !t.is_empty()),
+            "{line}"
+        );
         assert!(c["gold"]["rows"].is_array() && c["predicted"]["rows"].is_array());
     }
+    // The same in the HTML report: small tables, the table read and both results.
+    let html = sqlsuite::report::html::render(&run, v1, None).unwrap();
+    assert!(
+        html.contains("<table class=\"cx\"><caption>counterexample: table students (2 rows)"),
+        "no counterexample table in the HTML report"
+    );
+    assert!(html.contains("<caption>gold on it (2 rows)"));
     // The databases are byte for byte what they were.
     assert_eq!(database_bytes(), before);
 }

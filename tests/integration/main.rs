@@ -8,8 +8,8 @@
 
 mod architecture;
 mod bleu;
-mod counterexample;
 mod cli;
+mod counterexample;
 mod extraction;
 mod provenance;
 mod registry;

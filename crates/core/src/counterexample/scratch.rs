@@ -13,8 +13,8 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use crate::backend::sqlite::{self, quote_identifier, WriteGate};
-use crate::clock::Clock;
 use crate::backend::Limits;
+use crate::clock::Clock;
 use crate::denotation::ResultTable;
 
 /// One table of the copy.
@@ -87,7 +87,10 @@ impl Scratch {
         .map_err(|e| e.to_string())?;
         let mut tables = Vec::new();
         for name in names.iter().filter_map(|r| text(&r[0])) {
-            let q = format!("SELECT rowid FROM {} ORDER BY rowid", quote_identifier(&name));
+            let q = format!(
+                "SELECT rowid FROM {} ORDER BY rowid",
+                quote_identifier(&name)
+            );
             let rowids = rowid_list(&conn, &q).ok();
             tables.push(Table { name, rowids });
         }
@@ -157,10 +160,7 @@ impl Scratch {
         self.keys
             .iter()
             .filter(|k| k.parent == parent)
-            .all(|k| {
-                rowid_set(&self.conn, &k.dangling)
-                    .is_ok_and(|now| now.is_subset(&k.before))
-            })
+            .all(|k| rowid_set(&self.conn, &k.dangling).is_ok_and(|now| now.is_subset(&k.before)))
     }
 
     /// The rows table `name` has now, as a query reads them (in rowid order).
@@ -262,7 +262,13 @@ fn dangling_query(
             "SELECT name FROM pragma_table_info({}) WHERE pk > 0 ORDER BY pk",
             crate::sql_tokens::quote(parent, '\'')
         );
-        Some(rows(conn, &q).ok()?.iter().filter_map(|r| text(&r[0])).collect())
+        Some(
+            rows(conn, &q)
+                .ok()?
+                .iter()
+                .filter_map(|r| text(&r[0]))
+                .collect(),
+        )
     };
     let to: Vec<String> = match columns.iter().all(|(_, to)| to.is_some()) {
         true => columns.iter().filter_map(|(_, to)| to.clone()).collect(),

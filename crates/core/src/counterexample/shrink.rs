@@ -2,13 +2,13 @@
 //! prediction still differ on it under the metric's own comparison, pass after pass until a
 //! pass deletes nothing (or a budget runs out).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rusqlite::Connection;
 
 use super::ddmin::{ddmin, Probe};
 use super::scratch::Scratch;
-use super::{Budget, Question};
+use super::{Budget, Question, PROBE_MAX_STEPS};
 use crate::backend::sqlite::run_query;
 use crate::backend::{Limits, QueryError};
 use crate::denotation::{compare, CompareOptions, ResultTable};
@@ -53,13 +53,10 @@ fn admitted_up_to_ties(
 }
 
 /// Whether gold and prediction differ on `conn` under the question's comparison, each query
-/// running for at most `timeout` (and the question's limits): the exec metric's judgement on
-/// one database, where a query that fails tells nothing.
-pub fn told_apart(q: &Question<'_>, conn: &Connection, timeout: Duration) -> Option<Told> {
-    let limits = Limits {
-        timeout: timeout.min(q.limits.timeout),
-        ..q.limits
-    };
+/// under `limits` (the metric's, or a probe's tighter ones): the exec metric's judgement on one
+/// database, where a query that fails tells nothing.
+pub fn told_apart(q: &Question<'_>, conn: &Connection, limits: &Limits) -> Option<Told> {
+    let limits = *limits;
     let gold = run_query(conn, q.gold, &limits).ok()?;
     let cap = match q.compare.as_sets {
         true => limits.max_rows,
@@ -126,7 +123,10 @@ pub fn shrink(q: &Question<'_>, scratch: &mut Scratch, budget: Budget) -> Shrink
             let before = ids.len();
             let mut test = |keep: &[i64]| -> Probe {
                 if probes >= budget.probes {
-                    stopped = Some(format!("its step budget, {} probes, ran out", budget.probes));
+                    stopped = Some(format!(
+                        "its step budget, {} probes, ran out",
+                        budget.probes
+                    ));
                     return Probe::Stop;
                 }
                 let left = budget.time.saturating_sub(started.elapsed());
@@ -141,10 +141,22 @@ pub fn shrink(q: &Question<'_>, scratch: &mut Scratch, budget: Budget) -> Shrink
                     true => current,
                     false => {
                         let keep: std::collections::BTreeSet<i64> = keep.iter().copied().collect();
-                        current.into_iter().filter(|id| !keep.contains(id)).collect()
+                        current
+                            .into_iter()
+                            .filter(|id| !keep.contains(id))
+                            .collect()
                     }
                 };
-                let still = &mut |conn: &Connection| told_apart(q, conn, left).is_some();
+                let limits = Limits {
+                    timeout: left.min(q.limits.timeout),
+                    max_steps: Some(
+                        q.limits
+                            .max_steps
+                            .map_or(PROBE_MAX_STEPS, |m| m.min(PROBE_MAX_STEPS)),
+                    ),
+                    ..q.limits
+                };
+                let still = &mut |conn: &Connection| told_apart(q, conn, &limits).is_some();
                 match scratch.try_delete(t, &gone, still) {
                     Ok(true) => Probe::Holds,
                     Ok(false) => Probe::Fails,

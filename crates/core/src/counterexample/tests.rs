@@ -59,11 +59,18 @@ fn a_boundary_row_is_all_that_is_kept_and_the_file_is_untouched() {
     assert_eq!(c.tables[0].table, "person");
     assert_eq!(
         c.tables[0].rows.rows,
-        vec![vec![Value::Int(10), Value::Text("p10".into()), Value::Int(30)]]
+        vec![vec![
+            Value::Int(10),
+            Value::Text("p10".into()),
+            Value::Int(30)
+        ]]
     );
     assert_eq!((c.gold.count, c.predicted.count), (Some(0), Some(1)));
     let text = c.render();
-    assert!(text.contains("1 of db.sqlite's 40 rows") && text.contains("1-minimal"), "{text}");
+    assert!(
+        text.contains("1 of db.sqlite's 40 rows") && text.contains("1-minimal"),
+        "{text}"
+    );
     // The database file is byte for byte what it was.
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }

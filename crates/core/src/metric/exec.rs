@@ -52,7 +52,14 @@ pub struct Exec {
     limits: Limits,
     /// Each gold text planned once, for every prediction set that meets it.
     planned: Arc<Mutex<HashMap<String, Arc<PlannedGold>>>>,
+    /// Counterexamples found, by database, gold and prediction as run: prediction sets that
+    /// share a wrong prediction shrink its database once.
+    found: Arc<Mutex<HashMap<FoundKey, counterexample::Found>>>,
 }
+
+/// What a counterexample depends on: the database, the gold and the prediction as they ran
+/// (and whether that is `plug_value`'s candidate).
+type FoundKey = (Database, String, String, bool);
 
 /// A gold's plan and, for the tie-aware comparison of an ordered gold, how it orders its rows.
 #[derive(Debug)]
@@ -101,6 +108,7 @@ impl Exec {
             options,
             limits,
             planned: Arc::default(),
+            found: Arc::default(),
         }
     }
 
@@ -578,7 +586,19 @@ impl Exec {
             limits: self.limits,
             relative: self.options.gold_relative_budget,
         };
-        let found = counterexample::find(&question, Budget::default());
+        let key = (
+            database.clone(),
+            g.sql.to_owned(),
+            told.prediction.to_owned(),
+            told.plugged,
+        );
+        let lock = || self.found.lock().unwrap_or_else(|p| p.into_inner());
+        let known = lock().get(&key).cloned();
+        let found = known.unwrap_or_else(|| {
+            let found = counterexample::find(&question, Budget::default());
+            lock().insert(key, found.clone());
+            found
+        });
         verdict.counterexample = Some(Box::new(found));
         verdict
     }

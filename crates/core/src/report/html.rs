@@ -4,7 +4,9 @@
 //! It shows the provenance, each metric's summary, accuracy per hardness, per `db_id` and per
 //! category, and one row per item with a search box and filters; an item that is not correct
 //! expands to its gold, prediction and failure message. With a second set (`--against`), the
-//! items whose verdict flipped come first, regressions before fixes. The template is
+//! items whose verdict flipped come first, regressions before fixes. An item with a minimal
+//! counterexample (`spec/counterexample.md`) shows it as small tables: the rows left in each
+//! table the queries read, then both results on them. The template is
 //! `report.html.j2` beside this file, rendered with minijinja (which escapes every value).
 
 use std::collections::BTreeMap;
@@ -17,9 +19,10 @@ use super::diff::Diff;
 use super::message;
 use super::snapshot::{self, Accepted};
 use super::summary::{Summary, Tally};
+use crate::counterexample::{Found, Rows};
 use crate::metric::exact_match::HARDNESS;
 use crate::metric::Status;
-use crate::run::{Run, SetRun};
+use crate::run::{ItemResult, Run, SetRun};
 
 const TEMPLATE: &str = include_str!("report.html.j2");
 
@@ -93,6 +96,58 @@ struct Row {
     evidence: Option<String>,
     gold: String,
     prediction: String,
+    /// The exec metric's counterexample as small tables: each table the queries read, then
+    /// both results on it (empty without one).
+    counterexample: Vec<CxTable>,
+}
+
+/// One small table of a counterexample.
+#[derive(Serialize)]
+struct CxTable {
+    caption: String,
+    columns: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl CxTable {
+    fn of(caption: &str, rows: &Rows) -> CxTable {
+        let count = match rows.count {
+            Some(1) => "1 row".to_owned(),
+            Some(n) => format!("{n} rows"),
+            None => format!("more than {} rows", rows.at_least),
+        };
+        CxTable {
+            caption: format!("{caption} ({count})"),
+            columns: rows.columns.clone(),
+            rows: rows
+                .rows
+                .iter()
+                .map(|r| r.iter().map(ToString::to_string).collect())
+                .collect(),
+        }
+    }
+}
+
+/// The first shown counterexample of an item's verdicts as tables.
+fn counterexample_tables(result: &ItemResult) -> Vec<CxTable> {
+    let shown = result
+        .verdicts
+        .iter()
+        .find_map(|(_, v)| match v.counterexample.as_deref() {
+            Some(Found::Shown(c)) => Some(c),
+            _ => None,
+        });
+    let Some(c) = shown else {
+        return Vec::new();
+    };
+    let mut tables: Vec<CxTable> = c
+        .tables
+        .iter()
+        .map(|t| CxTable::of(&format!("counterexample: table {}", t.table), &t.rows))
+        .collect();
+    tables.push(CxTable::of("gold on it", &c.gold));
+    tables.push(CxTable::of("prediction on it", &c.predicted));
+    tables
 }
 
 pub(super) fn status_name(status: Status) -> &'static str {
@@ -242,6 +297,7 @@ pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<Strin
                 evidence: item.evidence.clone().filter(|e| !e.is_empty()),
                 gold: item.gold.clone(),
                 prediction: judged.prediction.to_owned(),
+                counterexample: counterexample_tables(judged.result),
             }
         })
         .collect();

@@ -36,8 +36,8 @@
 
 use serde::Serialize;
 
-use crate::dataset::extract::Extracted;
 use crate::counterexample::{Found, Rows};
+use crate::dataset::extract::Extracted;
 use crate::denotation::Value;
 use crate::metric::exact_match::HARDNESS;
 use crate::metric::{Status, Steps};
