@@ -158,7 +158,7 @@ pub struct Counterexample {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Found {
     /// Shown (re-checked).
-    Shown(Counterexample),
+    Shown(Box<Counterexample>),
     /// Not shown, and why.
     NotShown(String),
 }
@@ -166,7 +166,7 @@ pub enum Found {
 /// The counterexample for `q`, within `budget`.
 pub fn find(q: &Question<'_>, budget: Budget) -> Found {
     match find_counterexample(q, budget) {
-        Ok(c) => Found::Shown(c),
+        Ok(c) => Found::Shown(Box::new(c)),
         Err(why) => Found::NotShown(why),
     }
 }

@@ -37,6 +37,9 @@ struct ForeignKey {
     before: BTreeSet<i64>,
 }
 
+/// A child's key column and the parent column it names (`None`: the parent's primary key).
+type KeyColumn = (String, Option<String>);
+
 /// The scratch copy.
 pub struct Scratch {
     conn: Connection,
@@ -226,7 +229,7 @@ fn read_keys(
     let Ok(list) = rows(conn, &q) else {
         return;
     };
-    let mut by_id: BTreeMap<i64, (String, Vec<(String, Option<String>)>)> = BTreeMap::new();
+    let mut by_id: BTreeMap<i64, (String, Vec<KeyColumn>)> = BTreeMap::new();
     for r in &list {
         let rusqlite::types::Value::Integer(id) = r[0] else {
             continue;
@@ -255,7 +258,7 @@ fn dangling_query(
     conn: &Connection,
     child: &str,
     parent: &str,
-    columns: &[(String, Option<String>)],
+    columns: &[KeyColumn],
 ) -> Option<(String, BTreeSet<i64>)> {
     let primary = || -> Option<Vec<String>> {
         let q = format!(

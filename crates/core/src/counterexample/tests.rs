@@ -36,7 +36,7 @@ const PEOPLE: &str = "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT, age
 
 fn shown(found: Found) -> Counterexample {
     match found {
-        Found::Shown(c) => c,
+        Found::Shown(c) => *c,
         Found::NotShown(why) => panic!("no counterexample: {why}"),
     }
 }
