@@ -651,6 +651,45 @@ mod tests {
     }
 
     #[test]
+    fn a_counterexample_with_plug_value_is_for_the_prediction_the_verdict_reports() {
+        let options = ExecOptions {
+            plug_value: true,
+            counterexamples: true,
+            ..ExecOptions::default()
+        };
+        // Neither the prediction as written nor with the gold's 35 in its slot matches; on one
+        // database no candidate gets further than the prediction as written, whose verdict
+        // stands: the counterexample is for it (no `plugged`).
+        let (gold, pred) = (
+            "SELECT name FROM s WHERE age > 35",
+            "SELECT name FROM s WHERE age < 45",
+        );
+        let v = judge(options.clone(), gold, pred);
+        assert_eq!(v.status, Status::Incorrect, "{v:?}");
+        assert!(v.reason.contains("plug_value"), "{}", v.reason);
+        match v.counterexample.as_deref() {
+            Some(crate::counterexample::Found::Shown(c)) => {
+                assert!(c.plugged.is_none(), "{c:?}");
+                // The row aged 30: the prediction's 'a', not the gold's.
+                assert_eq!(c.rows, 1, "{}", c.render());
+                assert!(c.minimal);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Off: none.
+        let off = ExecOptions {
+            counterexamples: false,
+            ..options
+        };
+        let v = judge(
+            off,
+            "SELECT name FROM s WHERE age > 35",
+            "SELECT name FROM s WHERE age < 45",
+        );
+        assert!(v.counterexample.is_none());
+    }
+
+    #[test]
     fn bird_ex_compares_sets_where_the_strict_match_counts_duplicates_and_order() {
         let both = |g: &str, p: &str| bird_ex_and_strict(g, p);
         // A missing DISTINCT, a missing ORDER BY, duplicates: the same set.
