@@ -205,6 +205,9 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         return probe(args, &eval, p);
     }
     let sets = chosen_sets(&eval, manifest, &args.predictions)?;
+    if let Some(warning) = eval.unpinned_clock_warning() {
+        eprintln!("warning: {warning}");
+    }
     let (journal, restored) = open_journal(args, &eval, &sets)?;
     let abort_on = std::env::var(ABORT_ON).ok();
     let total = sets.len() * eval.items().len();

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::backend::Databases;
-use crate::clock::{reads_clock, Moment};
+use crate::clock::{reads_clock, Clock, Moment};
 use crate::dataset::{Dataset, Item};
 use crate::executor::Executor;
 use crate::manifest::Manifest;
@@ -261,6 +261,25 @@ impl Evaluation {
             })
             .collect();
         ItemResult { verdicts }
+    }
+
+    /// A warning when golds of this dataset read the clock and the clock is the machine's
+    /// (`[dataset] clock = "system"`, or no key): their verdicts depend on the day the run is
+    /// made. `None` when the clock is pinned, no gold reads it, or no metric runs queries.
+    pub fn unpinned_clock_warning(&self) -> Option<String> {
+        let reading = self.gold_reads_clock.iter().filter(|&&r| r).count();
+        let runs_queries = self.metrics.iter().any(|m| m.needs_database());
+        (reading > 0 && runs_queries && self.executor.backend().clock() == Clock::System).then(
+            || {
+                format!(
+                    "dataset {}: {reading} gold{} read the clock, which is the machine's \
+                 (clock = \"system\"): their verdicts depend on the day; pin it with \
+                 [dataset] clock (spec/manifest.md, \"The clock\")",
+                    self.manifest.name,
+                    if reading == 1 { "" } else { "s" },
+                )
+            },
+        )
     }
 
     /// `verdict`, with the gold flag `reads_clock` if item `index`'s gold reads the clock and

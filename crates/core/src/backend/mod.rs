@@ -193,7 +193,7 @@ impl Default for Limits {
 }
 
 /// The query limits every metric that runs queries takes from its table (`timeout_ms`,
-/// `max_rows`): one block, read beside the metric's own options
+/// `max_rows`, `max_steps`): one block, read beside the metric's own options
 /// ([`Section::read_with`](crate::config::Section::read_with)): the manifest's side of [`Limits`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(default)]
@@ -202,6 +202,10 @@ pub struct QueryLimits {
     pub timeout_ms: u64,
     /// At most this many result rows per query.
     pub max_rows: usize,
+    /// A deterministic budget of work per query (SQLite's virtual-machine steps): past it a
+    /// query fails with [`QueryError::Budget`] whatever the machine's speed or load, where
+    /// `timeout_ms` alone decides by the clock. `None`: the time limit only.
+    pub max_steps: Option<u64>,
 }
 
 impl Default for QueryLimits {
@@ -209,6 +213,7 @@ impl Default for QueryLimits {
         QueryLimits {
             timeout_ms: 10_000,
             max_rows: Limits::default().max_rows,
+            max_steps: None,
         }
     }
 }
@@ -219,6 +224,7 @@ impl QueryLimits {
         Limits {
             timeout: std::time::Duration::from_millis(self.timeout_ms),
             max_rows: self.max_rows,
+            max_steps: self.max_steps,
             ..Limits::default()
         }
     }
