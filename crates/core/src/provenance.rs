@@ -440,4 +440,42 @@ mod tests {
         );
         assert!(file_sha256(&dir.path().join("none")).is_err());
     }
+
+    #[test]
+    fn a_snapshot_leaves_out_the_time_and_the_servers_clock() {
+        let file = FileDigest {
+            file: "gold.sql".into(),
+            sha256: "00".into(),
+        };
+        let clock_line = |clock: &str| {
+            let set = SetProvenance {
+                sqlsuite: "0",
+                sqlite: "3",
+                server: Some("postgres 15.18"),
+                clock,
+                gold: &file,
+                tables: None,
+                predictions: &file,
+                extract: None,
+                databases: None,
+                metrics: &[],
+            };
+            let (full, snapshot) = (set.render(), set.render_for_snapshot());
+            let line = |text: &str| text.lines().nth(2).unwrap_or_default().to_owned();
+            (line(&full), line(&snapshot))
+        };
+        let pinned = "pinned 2026-11-21T12:00:00Z (server: 2026-11-21T12:03:13Z)";
+        assert_eq!(
+            clock_line(pinned),
+            (
+                format!("  clock: {pinned}"),
+                "  clock: pinned 2026-11-21T12:00:00Z".to_owned()
+            )
+        );
+        let system = "system 2026-11-29T20:00:00Z (server: 2026-11-29T20:00:01Z)";
+        assert_eq!(
+            clock_line(system),
+            (format!("  clock: {system}"), "  clock: system".to_owned())
+        );
+    }
 }
