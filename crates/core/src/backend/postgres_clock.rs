@@ -51,7 +51,9 @@ pub fn check(server: Moment, pinned: Moment) -> Result<(), String> {
         "[dataset] clock = \"{pinned}\" pins the date to {date} (UTC), but the PostgreSQL \
          server's clock reads {}: its CURRENT_DATE and now() would answer another day. sqlsuite \
          cannot set a server's clock; run the server with its clock started at the moment \
-         (libfaketime: `faketime -f '@{faketime}' pg_ctl start …`; the throw-away server: \
+         (libfaketime, on Debian: `TZ=UTC FAKETIME='@{faketime}' \
+         LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 pg_ctl start …`; the \
+         throw-away server: \
          `SQLSUITE_PG_CLOCK=\"{faketime}\" .ci/postgres start`), or write clock = \"system\" \
          to use the server's own clock (spec/manifest.md, \"The clock\")",
         to_second(server)
