@@ -6,6 +6,9 @@
 
 #[cfg(feature = "postgres")]
 pub mod postgres;
+/// PostgreSQL's pinned clock: the server's, read and checked.
+#[cfg(feature = "postgres")]
+mod postgres_clock;
 /// The SQLite backend's bounds on prepare-time work (CTE copies, nesting).
 mod prepare_bounds;
 

@@ -47,7 +47,9 @@ use postgres::{Client, Config, NoTls};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::postgres_clock;
 use super::{Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError};
+use crate::clock::{Clock, Moment};
 use crate::config::{ManifestError, Section};
 use crate::denotation::{ColumnType, ResultTable, Value};
 
@@ -137,18 +139,15 @@ fn configure(
         naming: Naming::Names(name),
         connection,
         open: |d| {
-            if let Some(moment) = d.clock.pinned() {
-                return Err(format!(
-                    "[dataset] clock = \"{moment}\": a PostgreSQL server answers now() with its \
-                     own clock, which sqlsuite cannot pin; write clock = \"system\" (run the \
-                     server under libfaketime to pin it: spec/manifest.md, \"The clock\")"
-                ));
-            }
             let connection = d
                 .connection
                 .as_deref()
                 .ok_or("backend = \"postgres\" without a connection string")?;
-            Ok(Box::new(Postgres::new(connection)?))
+            let backend = Postgres::at(connection, d.clock)?;
+            if let Some(pinned) = d.clock.pinned() {
+                backend.verify_clock(pinned)?;
+            }
+            Ok(Box::new(backend))
         },
         clock: crate::clock::Clock::System,
     })
@@ -159,6 +158,9 @@ fn configure(
 pub struct Postgres {
     /// The parsed connection string, without a database name.
     config: Config,
+    /// A pinned clock is checked against the server's on every new session
+    /// ([`postgres_clock::check`]).
+    clock: Clock,
     idle: Mutex<HashMap<String, Vec<Client>>>,
 }
 
@@ -173,8 +175,16 @@ impl fmt::Debug for Postgres {
 }
 
 impl Postgres {
-    /// Validates `connection` (`host=… user=…` or `postgresql://…`).
+    /// Validates `connection` (`host=… user=…` or `postgresql://…`); queries read the server's
+    /// clock, whatever it says.
     pub fn new(connection: &str) -> Result<Postgres, String> {
+        Postgres::at(connection, Clock::System)
+    }
+
+    /// [`Postgres::new`] for a manifest whose clock is `clock`: a pinned one is checked against
+    /// the server's clock on every new session, and a session whose server reads another day
+    /// fails to open ([`postgres_clock::check`]).
+    pub fn at(connection: &str, clock: Clock) -> Result<Postgres, String> {
         let mut config =
             Config::from_str(connection).map_err(|e| format!("invalid connection string: {e}"))?;
         config
@@ -182,8 +192,28 @@ impl Postgres {
             .connect_timeout(std::time::Duration::from_secs(10));
         Ok(Postgres {
             config,
+            clock,
             idle: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Reads the server's clock on the database the connection string names (else `postgres`,
+    /// which every server has) and checks it against `pinned`: the refusal at open, before any
+    /// query runs.
+    pub fn verify_clock(&self, pinned: Moment) -> Result<(), String> {
+        let db = self.config.get_dbname().unwrap_or("postgres").to_owned();
+        let mut client = self
+            .config
+            .clone()
+            .dbname(&db)
+            .connect(NoTls)
+            .map_err(|e| {
+                format!(
+                    "[dataset] clock = \"{pinned}\": cannot read the PostgreSQL server's clock \
+                 (database {db}) to check it: {e}"
+                )
+            })?;
+        postgres_clock::check(postgres_clock::read(&mut client)?, pinned)
     }
 
     fn connect(&self, db: &str) -> Result<Client, QueryError> {
@@ -211,6 +241,11 @@ impl Postgres {
                 if e.as_db_error().map(|d| d.code()) == Some(&SqlState::INSUFFICIENT_PRIVILEGE) => {
             }
             Err(e) => return Err(open_error(e.to_string())),
+        }
+        if let Some(pinned) = self.clock.pinned() {
+            postgres_clock::read(&mut client)
+                .and_then(|now| postgres_clock::check(now, pinned))
+                .map_err(open_error)?;
         }
         Ok(client)
     }
@@ -270,6 +305,10 @@ impl Backend for Postgres {
         result
     }
 
+    fn clock(&self) -> Clock {
+        self.clock
+    }
+
     /// `SHOW server_version`'s first word (`15.8`, without a packager's suffix such as
     /// `(Debian 15.8-1.pgdg120+1)`), on a session of `db`.
     fn server_version(&self, db: &Database) -> Result<String, String> {
@@ -293,13 +332,7 @@ impl Backend for Postgres {
             return Err(format!("{} is no named database", db.label()));
         };
         let mut client = self.connect(name).map_err(|e| e.to_string())?;
-        let row = client
-            .query_one(
-                "SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
-                &[],
-            )
-            .map_err(|e| e.to_string())?;
-        row.try_get(0).map_err(|e| e.to_string())
+        postgres_clock::read(&mut client).map(|now| postgres_clock::to_second(now).to_string())
     }
 
     /// Server-side data has no file to hash: results are not cached on disk.
