@@ -885,3 +885,28 @@ mod entry_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod gold_check_tests {
+    use super::GOLD_CHECKS;
+
+    /// Every check's codes are distinct and documented in spec/gold_checks.md's table.
+    #[test]
+    fn codes_are_unique_and_documented() {
+        let spec = include_str!("../../../spec/gold_checks.md");
+        let mut codes: Vec<&str> = GOLD_CHECKS
+            .iter()
+            .flat_map(|c| c.codes.iter().copied())
+            .collect();
+        for code in &codes {
+            assert!(
+                spec.contains(&format!("| `{code}` |")),
+                "{code} is not in the spec's table"
+            );
+        }
+        let n = codes.len();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), n, "a code found by two checks");
+    }
+}
