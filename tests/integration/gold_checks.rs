@@ -3,11 +3,11 @@
 //! (`tests/fixtures/gold_checks/expected.tsv`, a reason each); the demo's golds are clean but
 //! item 18, whose empty result is deliberate (`datasets/demo/README.md`); and every report shows
 //! what was found: the text summary's count line, the snapshot, the JSON lines header, the HTML
-//! report's "Gold checks" section.
+//! report's "Gold checks" section, the every-set page's count line.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use sqlsuite::report::{gold_checks, html, jsonl, snapshot};
+use sqlsuite::report::{gold_checks, html, jsonl, overview, snapshot};
 use sqlsuite::Evaluation;
 
 const FIXTURE: &str = "tests/fixtures/gold_checks/gold_checks.toml";
@@ -134,4 +134,7 @@ fn every_report_shows_the_gold_checks() {
         run.gold_checks.findings.len()
     );
     assert!(page.contains("gold: duplicate"));
+    // The every-set page: the count line.
+    let all = overview::render(&run).expect("renders");
+    assert!(all.contains(&format!("<p id=\"gold-checks\">{line}")));
 }
