@@ -156,9 +156,17 @@ fn a_self_contained_page_with_flipped_items_first() {
         &demo(),
         &["--predictions", "v2", "--against", "v1"],
     );
-    // Self-contained: nothing is fetched from anywhere.
-    for external in ["src=", "href=", "@import", "url("] {
+    // Self-contained: nothing is fetched from anywhere (links only within the page: the gold
+    // checks' rows link to their items, `href="#item-…"`).
+    for external in ["src=", "@import", "url("] {
         assert!(!html.contains(external), "{external} in the page");
+    }
+    for link in html.split("href=").skip(1) {
+        assert!(
+            link.starts_with("\"#"),
+            "a link out of the page: href={}",
+            &link[..link.len().min(60)]
+        );
     }
     let eval = Evaluation::open(demo()).unwrap();
     let (regressed, fixed) = demo_flips(&eval);
