@@ -255,6 +255,13 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         }
         gate_failures.extend(gate_mode_failure(&run, set));
     }
+    if let Format::Text = format {
+        emit(&format!(
+            "{}: {}",
+            run.dataset,
+            sqlsuite::report::gold_checks::render(&run)
+        ))?;
+    }
     if gate_failures.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {

@@ -10,6 +10,7 @@ mod architecture;
 mod bleu;
 mod cli;
 mod extraction;
+mod gold_checks;
 mod provenance;
 mod registry;
 mod resume;

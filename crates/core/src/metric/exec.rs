@@ -393,6 +393,13 @@ impl Metric for Exec {
         self.judge(item, prediction, &g, gold, databases, executor)
             .with_gold_flags(flags)
     }
+
+    fn gold_queries(&self, gold: &str) -> Option<super::GoldQueries> {
+        Some(super::GoldQueries {
+            alternatives: vec![self.planned(gold).plan.sql.clone()],
+            limits: self.limits,
+        })
+    }
 }
 
 impl Exec {
