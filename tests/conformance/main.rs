@@ -5,7 +5,8 @@
 //!
 //! * real data against the reference evaluators' own verdicts: [`spider`], [`sparc`],
 //!   [`sqleval`] (SQLite and PostgreSQL), [`sede`], [`sede_reference`], [`bird`] (on suites
-//!   distilled from BIRD's published profile);
+//!   distilled from BIRD's published profile), [`bird_postgres`] (its PostgreSQL golds and sets
+//!   on those suites copied to a server);
 //! * what sqlsuite builds itself: [`test_suite`] (distilled Spider suites), [`classical`] (the
 //!   classical datasets' suites), [`compose`] (SpiderCompose);
 //! * untrusted input and hard limits: [`postgres`], [`fuzz_readers`] (the hostile campaign is a
@@ -19,6 +20,7 @@
 //! failure.
 
 mod bird;
+mod bird_postgres;
 mod classical;
 mod compose;
 mod determinism;
@@ -49,9 +51,10 @@ fn main() -> ExitCode {
         return code;
     }
     let args = Arguments::from_args();
-    let modules: [fn() -> Trials; 14] = [
+    let modules: [fn() -> Trials; 15] = [
         spider::trials,
         bird::trials,
+        bird_postgres::trials,
         sparc::trials,
         sqleval::trials,
         sede::trials,
