@@ -73,8 +73,13 @@ pub const FETCH_BATCH: usize = 1_000;
 
 /// Idle sessions kept open, over all databases: a test suite has hundreds of databases, and a
 /// session kept per database would exhaust the server's `max_connections` (100 by default).
-/// Past it, a session returned to the pool closes the idle session of another database.
-pub const MAX_IDLE: usize = 64;
+/// Past it, a session returned to the pool closes the idle session of another database; a
+/// session the server refuses for want of slots (`too_many_connections`) closes every idle one
+/// and is asked for once more.
+pub const MAX_IDLE: usize = 32;
+
+/// The SQLSTATE of a connection refused for want of slots, as [`Postgres::connect`] writes it.
+const TOO_MANY_CONNECTIONS: &str = "(53300)";
 
 /// `[databases] backend = "postgres"` in the registry.
 pub const ENTRY: BackendEntry = BackendEntry {
@@ -235,6 +240,19 @@ impl Postgres {
         idle.entry(db).or_default().push(client);
     }
 
+    /// [`Postgres::connect`]; where the server has no slot left, once more after closing this
+    /// backend's idle sessions (another process may hold the rest).
+    fn connect_freeing_slots(&self, db: &str) -> Result<Client, QueryError> {
+        match self.connect(db) {
+            Err(QueryError::Open { message, .. }) if message.contains(TOO_MANY_CONNECTIONS) => {
+                self.idle.lock().unwrap_or_else(|p| p.into_inner()).clear();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                self.connect(db)
+            }
+            other => other,
+        }
+    }
+
     fn connect(&self, db: &str) -> Result<Client, QueryError> {
         let open_error = |message: String| QueryError::Open {
             path: db.to_owned(),
@@ -296,7 +314,7 @@ impl Backend for Postgres {
             .and_then(Vec::pop);
         let mut client = match pooled {
             Some(c) if !c.is_closed() => c,
-            _ => self.connect(&name)?,
+            _ => self.connect_freeing_slots(&name)?,
         };
         let mut result = run_query(&mut client, sql, limits);
         if client.is_closed() {
