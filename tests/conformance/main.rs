@@ -5,8 +5,9 @@
 //!
 //! * real data against the reference evaluators' own verdicts: [`spider`], [`sparc`],
 //!   [`sqleval`] (SQLite and PostgreSQL), [`sede`], [`sede_reference`], [`bird`] (on suites
-//!   distilled from BIRD's published profile); [`statements`] (predictions of several
-//!   statements in every real set, both modes);
+//!   distilled from BIRD's published profile), [`bird_postgres`] (its PostgreSQL golds and sets
+//!   on those suites copied to a server); [`statements`] (predictions of several statements in
+//!   every real set, both modes);
 //! * what sqlsuite builds itself: [`test_suite`] (distilled Spider suites), [`classical`] (the
 //!   classical datasets' suites), [`compose`] (SpiderCompose);
 //! * untrusted input and hard limits: [`postgres`], [`postgres_clock`] (a pinned clock on a
@@ -22,6 +23,7 @@
 //! failure.
 
 mod bird;
+mod bird_postgres;
 mod classical;
 mod compose;
 mod determinism;
@@ -55,9 +57,10 @@ fn main() -> ExitCode {
         return code;
     }
     let args = Arguments::from_args();
-    let modules: [fn() -> Trials; 17] = [
+    let modules: [fn() -> Trials; 18] = [
         spider::trials,
         bird::trials,
+        bird_postgres::trials,
         sparc::trials,
         sqleval::trials,
         sede::trials,

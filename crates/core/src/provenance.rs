@@ -162,12 +162,12 @@ impl Provenance {
                     files,
                 }
             }
-            Naming::Names(_) => DatabaseDigest::Named {
+            Naming::Names(_) | Naming::Suite { .. } => DatabaseDigest::Named {
                 names: used.iter().map(|db| db.label()).collect(),
             },
         });
         let server = match databases.map(|d| &d.naming) {
-            Some(Naming::Names(_)) => used.first().map(|db| {
+            Some(Naming::Names(_) | Naming::Suite { .. }) => used.first().map(|db| {
                 let version = backend
                     .server_version(db)
                     .unwrap_or_else(|e| format!("unknown ({e})"));

@@ -304,7 +304,7 @@ impl Registry {
         databases.clock = manifest.clock;
         let globs_a_suite = || match &databases.naming {
             naming @ Naming::Files(_) => DatabaseLocator::of(naming).is_ok_and(|l| l.is_suite()),
-            Naming::Names(_) => false,
+            Naming::Names(_) | Naming::Suite { .. } => false,
         };
         if !databases_must_exist && globs_a_suite() {
             missing.truncate(before);
@@ -731,6 +731,25 @@ compat = "sede"
         assert!(e.message.contains("named, not files"), "{e}");
         let e = error_of(&GOOD.replace("[databases]", "[databases]\nname = \"{db_id}\""));
         assert!(e.message.contains("is for backend = \"postgres\""), "{e}");
+    }
+
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn a_postgres_suite_is_a_glob_of_files_named_by_file() {
+        let suite = |keys: &str| {
+            GOOD.replace(
+                "path = \"db/{db_id}.sqlite\"",
+                &format!("backend = \"postgres\"\nconnection_env = \"SQLSUITE_TEST_NO_SUCH_VAR\"\n{keys}"),
+            )
+        };
+        let e = error_of(&suite(
+            "suite = \"s/{db_id}/*.sqlite\"\nname = \"bird_{db_id}\"",
+        ));
+        assert!(e.message.contains("must contain {file}"), "{e}");
+        let e = error_of(&suite("suite = \"s/{db_id}/a.sqlite\""));
+        assert!(e.message.contains("suite must be a glob"), "{e}");
+        let e = error_of(&suite("name = \"bird\""));
+        assert!(e.message.contains("must contain {db_id}"), "{e}");
     }
 
     /// Found when writing BIRD's manifest: the metrics without options of their own rejected

@@ -9,6 +9,8 @@ pub mod postgres;
 /// PostgreSQL's pinned clock: the server's, read and checked.
 #[cfg(feature = "postgres")]
 mod postgres_clock;
+#[cfg(feature = "postgres")]
+pub mod postgres_load;
 /// The SQLite backend's bounds on prepare-time work (CTE copies, nesting).
 mod prepare_bounds;
 
@@ -106,6 +108,16 @@ pub enum Naming {
     Files(String),
     /// Database names on a server.
     Names(String),
+    /// Database names on a server, one per file of a test suite on disk (copied there by the
+    /// `postgres` feature's `backend::postgres_load`): `files`, a glob with `{db_id}`, says which databases
+    /// make an item's suite and where its exclusions are; `names`, with `{file}` (the file's
+    /// stem) and optionally `{db_id}`, names each file's copy on the server.
+    Suite {
+        /// The suite's files, as [`Naming::Files`] with glob characters.
+        files: String,
+        /// The server-side name of each file's database.
+        names: String,
+    },
 }
 
 /// One database a query can run on.

@@ -2,7 +2,10 @@
 //! statement timeout, and is rolled back whatever it did.
 //!
 //! A [`Database::Named`] is a database on the server the connection string points at
-//! (`host=… port=… user=…`, or a `postgresql://` URL). Defences, each enough on its own for the
+//! (`host=… port=… user=…`, or a `postgresql://` URL). `[databases]` names one per item
+//! (`name = "{db_id}"`), or a test suite copied to the server (`suite = "…/{db_id}/*.sqlite"`,
+//! `name = "prefix_{file}"`: every file of the suite is one database, its exclusions apply;
+//! `postgres_load` copies them). Defences, each enough on its own for the
 //! usual write statements:
 //!
 //! * the session is opened with `default_transaction_read_only = on`, and every query runs in
@@ -70,6 +73,16 @@ pub const MAX_VALUE_BYTES: usize = 100_000;
 /// Rows fetched per round trip from the query's portal.
 pub const FETCH_BATCH: usize = 1_000;
 
+/// Idle sessions kept open, over all databases: a test suite has hundreds of databases, and a
+/// session kept per database would exhaust the server's `max_connections` (100 by default).
+/// Past it, a session returned to the pool closes the idle session of another database; a
+/// session the server refuses for want of slots (`too_many_connections`) closes every idle one
+/// and is asked for once more.
+pub const MAX_IDLE: usize = 32;
+
+/// The SQLSTATE of a connection refused for want of slots, as [`Postgres::connect`] writes it.
+const TOO_MANY_CONNECTIONS: &str = "(53300)";
+
 /// `[databases] backend = "postgres"` in the registry.
 pub const ENTRY: BackendEntry = BackendEntry {
     name: "postgres",
@@ -90,6 +103,10 @@ struct Options {
     name: Option<Spanned<String>>,
     #[serde(default)]
     connection_env: Option<Spanned<String>>,
+    /// A test suite's files (a glob with `{db_id}`), each copied to the server as the database
+    /// `name` names with `{file}` (its stem): `backend::postgres_load`.
+    #[serde(default)]
+    suite: Option<Spanned<String>>,
     // SQLite's key, read to say what to write instead.
     #[serde(default)]
     path: Option<Spanned<String>>,
@@ -110,16 +127,7 @@ fn configure(
              `path`",
         ));
     }
-    let name = match &options.name {
-        Some(n) => {
-            let name = source.string(n)?;
-            if !name.contains("{db_id}") {
-                return Err(source.error(n.span(), "database name must contain {db_id}"));
-            }
-            name
-        }
-        None => "{db_id}".to_owned(),
-    };
+    let naming = naming(section, &options)?;
     let (var, span) = match &options.connection_env {
         Some(v) => (source.string(v)?, v.span()),
         None => (DEFAULT_CONNECTION_ENV.to_owned(), options.backend.span()),
@@ -136,7 +144,7 @@ fn configure(
     }
     Ok(Databases {
         backend: ENTRY.name,
-        naming: Naming::Names(name),
+        naming,
         connection,
         open: |d| {
             let connection = d
@@ -151,6 +159,42 @@ fn configure(
         },
         clock: crate::clock::Clock::System,
     })
+}
+
+/// How `[databases]` names an item's databases: `name` (default `{db_id}`, which it must
+/// contain), or with `suite`, one database per file of the suite, `name` (default `{file}`, which
+/// it must contain) naming each file's copy.
+fn naming(section: &Section<'_>, options: &Options) -> Result<Naming, ManifestError> {
+    let source = section.source();
+    let name = options
+        .name
+        .as_ref()
+        .map(|n| source.string(n))
+        .transpose()?;
+    let Some(suite) = &options.suite else {
+        let name = name.unwrap_or_else(|| "{db_id}".to_owned());
+        if !name.contains("{db_id}") {
+            let span = options.name.as_ref().map(Spanned::span).unwrap_or_default();
+            return Err(source.error(span, "database name must contain {db_id}"));
+        }
+        return Ok(Naming::Names(name));
+    };
+    let files = source.path(suite)?.to_string_lossy().into_owned();
+    if !files.contains("{db_id}") || !files.contains(['*', '?', '[']) {
+        return Err(source.error(
+            suite.span(),
+            "suite must be a glob of files with {db_id} (\"suites/{db_id}/*.sqlite\")",
+        ));
+    }
+    let names = name.unwrap_or_else(|| "{file}".to_owned());
+    if !names.contains("{file}") {
+        let span = options.name.as_ref().map(Spanned::span).unwrap_or_default();
+        return Err(source.error(
+            span,
+            "with suite, the database name must contain {file} (each file's stem)",
+        ));
+    }
+    Ok(Naming::Suite { files, names })
 }
 
 /// A PostgreSQL server, reached with a libpq-style connection string. Open sessions are pooled
@@ -216,17 +260,53 @@ impl Postgres {
         postgres_clock::check(postgres_clock::read(&mut client)?, pinned)
     }
 
+    /// Returns `client`, a session of `db`, to the pool, closing another database's idle
+    /// session (or, without one, this one) when [`MAX_IDLE`] are open.
+    fn keep_idle(&self, db: String, client: Client) {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.values().map(Vec::len).sum::<usize>() >= MAX_IDLE {
+            let other = idle
+                .iter_mut()
+                .find(|(name, sessions)| **name != db && !sessions.is_empty());
+            match other {
+                // Dropping a client closes its session.
+                Some((_, sessions)) => drop(sessions.pop()),
+                None => return,
+            }
+            idle.retain(|_, sessions| !sessions.is_empty());
+        }
+        idle.entry(db).or_default().push(client);
+    }
+
+    /// [`Postgres::connect`]; where the server has no slot left, once more after closing this
+    /// backend's idle sessions (another process may hold the rest).
+    fn connect_freeing_slots(&self, db: &str) -> Result<Client, QueryError> {
+        match self.connect(db) {
+            Err(QueryError::Open { message, .. }) if message.contains(TOO_MANY_CONNECTIONS) => {
+                self.idle.lock().unwrap_or_else(|p| p.into_inner()).clear();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                self.connect(db)
+            }
+            other => other,
+        }
+    }
+
     fn connect(&self, db: &str) -> Result<Client, QueryError> {
         let open_error = |message: String| QueryError::Open {
             path: db.to_owned(),
             message,
+        };
+        // `postgres::Error`'s own text is "db error" for what the server refused: its message.
+        let server_message = |e: postgres::Error| match e.as_db_error() {
+            Some(d) => open_error(format!("{} ({})", d.message(), d.code().code())),
+            None => open_error(e.to_string()),
         };
         let mut client = self
             .config
             .clone()
             .dbname(db)
             .connect(NoTls)
-            .map_err(|e| open_error(e.to_string()))?;
+            .map_err(server_message)?;
         client
             .batch_execute(
                 "SET default_transaction_read_only = on; SET TIME ZONE 'UTC'; \
@@ -277,7 +357,7 @@ impl Backend for Postgres {
             .and_then(Vec::pop);
         let mut client = match pooled {
             Some(c) if !c.is_closed() => c,
-            _ => self.connect(&name)?,
+            _ => self.connect_freeing_slots(&name)?,
         };
         let mut result = run_query(&mut client, sql, limits);
         if client.is_closed() {
@@ -294,12 +374,7 @@ impl Backend for Postgres {
                 .batch_execute("SELECT pg_advisory_unlock_all()")
                 .is_ok()
             {
-                self.idle
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .entry(name)
-                    .or_default()
-                    .push(client);
+                self.keep_idle(name, client);
             }
         }
         result
