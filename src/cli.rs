@@ -36,6 +36,11 @@ pub enum Command {
     /// aligned, clauses of each query recombined (executed on the database), split by clause
     /// count; writes <out>/compose.json and <out>/report.md.
     Compose(ComposeArgs),
+    /// Copy the SQLite test suite a PostgreSQL manifest names (`[databases] suite`) to its
+    /// server: one database per file, named by `name` with `{file}`, values as they are (those a
+    /// column's type cannot hold as NULL, counted), SELECT granted to the manifest's role only.
+    /// A database already loaded from the same file is kept.
+    LoadPostgres(LoadPostgresArgs),
 }
 
 /// The options of every subcommand.
@@ -259,6 +264,19 @@ pub struct ComposeArgs {
     /// Time limit of each composed query.
     #[arg(long, default_value_t = 10_000)]
     pub timeout_ms: u64,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Args)]
+pub struct LoadPostgresArgs {
+    pub manifest: PathBuf,
+    /// Only these schemas (db_ids); repeatable (default: every schema of the gold).
+    #[arg(long)]
+    pub only: Vec<String>,
+    /// The environment variable holding a superuser's connection string.
+    #[arg(long, default_value = "SQLSUITE_POSTGRES_ADMIN")]
+    pub admin_env: String,
     #[command(flatten)]
     pub common: CommonArgs,
 }

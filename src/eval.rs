@@ -205,6 +205,9 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         return probe(args, &eval, p);
     }
     let sets = chosen_sets(&eval, manifest, &args.predictions)?;
+    if let Some(warning) = eval.unpinned_clock_warning() {
+        eprintln!("warning: {warning}");
+    }
     let (journal, restored) = open_journal(args, &eval, &sets)?;
     let abort_on = std::env::var(ABORT_ON).ok();
     let total = sets.len() * eval.items().len();
@@ -251,6 +254,13 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
             emit(&format!("{}::{}\n{}\n", run.dataset, set.name, d.render()))?;
         }
         gate_failures.extend(gate_mode_failure(&run, set));
+    }
+    if let Format::Text = format {
+        emit(&format!(
+            "{}: {}",
+            run.dataset,
+            sqlsuite::report::gold_checks::render(&run)
+        ))?;
     }
     if gate_failures.is_empty() {
         Ok(ExitCode::SUCCESS)

@@ -5,6 +5,7 @@
 //! * `sqlsuite report <manifest> [--predictions A] [--against B] -o report.html`
 //! * `sqlsuite bench <manifest>`
 //! * `sqlsuite distill <manifest> [--out DIR] [--seed N] [--budget N] [--time-budget SECS]`
+//! * `sqlsuite load-postgres <manifest> [--only DB_ID]… [--admin-env VAR]`
 //! * `sqlsuite compose <spider json> --tables FILE --databases DIR --out DIR [--split clauses|template] [--seed N]`
 //!
 //! Each subcommand's arguments are one struct in [`cli`]; `main` hands it to the subcommand's
@@ -17,6 +18,7 @@ mod diff;
 mod distill;
 mod eval;
 mod journal;
+mod load_postgres;
 mod progress;
 mod report;
 mod supervise;
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => args.common.apply().and_then(|()| bench::run(args)),
         Command::Distill(args) => args.common.apply().and_then(|()| distill::run(args)),
         Command::Compose(args) => args.common.apply().and_then(|()| compose::run(args)),
+        Command::LoadPostgres(args) => args.common.apply().and_then(|()| load_postgres::run(args)),
     };
     match result {
         Ok(code) => code,

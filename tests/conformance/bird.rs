@@ -100,32 +100,31 @@ pub fn trials() -> Trials {
         );
     }
     let manifest = Arc::new(manifest);
-    let suite: Arc<OnceLock<Result<Suite, String>>> = Arc::default();
     let m = manifest.clone();
     let mut list = vec![Trial::test("bird::predictions_keyed_in_order", move || {
         keyed_in_order(&m)
     })];
-    let (m, s) = (manifest.clone(), suite.clone());
+    let m = manifest.clone();
     list.push(Trial::test("bird::suite_sample::report", move || {
-        report(s.get_or_init(|| Suite::open(&m)).as_ref()?)
+        report(suite(&m)?)
     }));
-    let (m, s) = (manifest.clone(), suite.clone());
+    let m = manifest.clone();
     list.push(Trial::test("bird::suite_sample::golds_right", move || {
-        golds_right(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
+        golds_right(&m, suite(&m)?)
     }));
-    let (m, s) = (manifest.clone(), suite.clone());
+    let m = manifest.clone();
     list.push(Trial::test("bird::reference::database_1", move || {
-        database_1(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
+        database_1(&m, suite(&m)?)
     }));
-    let (m, s) = (manifest.clone(), suite.clone());
+    let m = manifest.clone();
     list.push(Trial::test("bird::deterministic", move || {
-        deterministic(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
+        deterministic(&m, suite(&m)?)
     }));
     let m = manifest.clone();
     list.push(Trial::test("bird::extraction", move || extraction(&m)));
-    let (m, s) = (manifest, suite);
+    let m = manifest;
     list.push(Trial::test("bird::fixture", move || {
-        fixture(&m, s.get_or_init(|| Suite::open(&m)).as_ref()?)
+        fixture(&m, suite(&m)?)
     }));
     (list, Vec::new())
 }
@@ -227,6 +226,25 @@ fn extraction(manifest: &Manifest) -> Result<(), Failed> {
         ));
     }
     all_right(problems)
+}
+
+/// The suites checked, distilled once per process: `bird_postgres` copies the same sample.
+static SUITE: OnceLock<Result<Suite, String>> = OnceLock::new();
+
+/// The suites checked ([`Suite::open`] on the first call).
+fn suite(manifest: &Manifest) -> Result<&'static Suite, String> {
+    SUITE
+        .get_or_init(|| Suite::open(manifest))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The directory of the sample's suite (`SAMPLE`'s schemas, distilled on the first call, as
+/// the trials here check it); `None` when `SQLSUITE_BIRD_SUITE` names every schema's suite.
+pub fn sample_suite() -> Result<Option<(PathBuf, Vec<String>)>, String> {
+    let manifest = Manifest::load(MANIFEST).map_err(|e| e.to_string())?;
+    let suite = suite(&manifest)?;
+    Ok((!suite.schemas.is_empty()).then(|| (suite.dir.clone(), suite.schemas.clone())))
 }
 
 /// The suites checked: the sample, distilled here, or every schema's (`SQLSUITE_BIRD_SUITE`).

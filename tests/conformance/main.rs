@@ -5,11 +5,13 @@
 //!
 //! * real data against the reference evaluators' own verdicts: [`spider`], [`sparc`],
 //!   [`sqleval`] (SQLite and PostgreSQL), [`sede`], [`sede_reference`], [`bird`] (on suites
-//!   distilled from BIRD's published profile); [`statements`] (predictions of several
-//!   statements in every real set, both modes);
+//!   distilled from BIRD's published profile), [`bird_postgres`] (its PostgreSQL golds and sets
+//!   on those suites copied to a server); [`statements`] (predictions of several statements in
+//!   every real set, both modes);
 //! * what sqlsuite builds itself: [`test_suite`] (distilled Spider suites), [`classical`] (the
 //!   classical datasets' suites), [`compose`] (SpiderCompose);
-//! * untrusted input and hard limits: [`postgres`], [`fuzz_readers`] (the hostile campaign is a
+//! * untrusted input and hard limits: [`postgres`], [`postgres_clock`] (a pinned clock on a
+//!   server: accepted on its date, refused otherwise), [`fuzz_readers`] (the hostile campaign is a
 //!   binary of its own, `tests/hostile`: it measures the memory of the processes it starts);
 //! * what people see and do: [`report`] (the HTML report in headless Chromium),
 //!   [`insta_workflow`] (the real `cargo insta`), [`nextest_workflow`] (known failures under
@@ -21,6 +23,7 @@
 //! failure.
 
 mod bird;
+mod bird_postgres;
 mod classical;
 mod compose;
 mod determinism;
@@ -29,6 +32,7 @@ mod insta_workflow;
 mod nextest_workflow;
 mod pg_client;
 mod postgres;
+mod postgres_clock;
 mod report;
 mod sede;
 mod sede_reference;
@@ -53,9 +57,10 @@ fn main() -> ExitCode {
         return code;
     }
     let args = Arguments::from_args();
-    let modules: [fn() -> Trials; 16] = [
+    let modules: [fn() -> Trials; 18] = [
         spider::trials,
         bird::trials,
+        bird_postgres::trials,
         sparc::trials,
         sqleval::trials,
         sede::trials,
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         classical::trials,
         compose::trials,
         postgres::trials,
+        postgres_clock::trials,
         fuzz_readers::trials,
         report::trials,
         insta_workflow::trials,

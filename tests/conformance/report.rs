@@ -51,6 +51,7 @@ pub fn trials() -> Trials {
         "report::chromium::demo_v2_against_v1",
         "report::chromium::demo_every_set",
         "report::chromium::spider_dev_9_against_dev_1",
+        "report::chromium::gold_checks_section",
     ];
     match chromium::find() {
         None => trials.extend(browser_trials.map(|name| {
@@ -74,6 +75,11 @@ pub fn trials() -> Trials {
             let b = browser.clone();
             trials.push(Trial::test(browser_trials[2], move || {
                 every_set_page(&b, &demo(), "demo_every_set");
+                Ok(())
+            }));
+            let b = browser.clone();
+            trials.push(Trial::test(browser_trials[4], move || {
+                gold_checks_section(&b);
                 Ok(())
             }));
             trials.push(Trial::ignorable_test(browser_trials[3], move || {
@@ -150,9 +156,17 @@ fn a_self_contained_page_with_flipped_items_first() {
         &demo(),
         &["--predictions", "v2", "--against", "v1"],
     );
-    // Self-contained: nothing is fetched from anywhere.
-    for external in ["src=", "href=", "@import", "url("] {
+    // Self-contained: nothing is fetched from anywhere (links only within the page: the gold
+    // checks' rows link to their items, `href="#item-…"`).
+    for external in ["src=", "@import", "url("] {
         assert!(!html.contains(external), "{external} in the page");
+    }
+    for link in html.split("href=").skip(1) {
+        assert!(
+            link.starts_with("\"#"),
+            "a link out of the page: href={}",
+            &link[..link.len().min(60)]
+        );
     }
     let eval = Evaluation::open(demo()).unwrap();
     let (regressed, fixed) = demo_flips(&eval);
@@ -667,4 +681,47 @@ fn spider_pair(browser: &Path) -> Result<Completion, Failed> {
         "spider_dev_9_against_dev_1",
     );
     Ok(Completion::Completed)
+}
+
+/// The "Gold checks" section of the gold-check fixture's report, as Chromium shows it: the count
+/// line the command line prints, one row per finding linking to the item's row, and a mark on
+/// each flagged row (tests/fixtures/gold_checks, spec/gold_checks.md); a screenshot for people.
+fn gold_checks_section(browser: &Path) {
+    let manifest =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gold_checks/gold_checks.toml");
+    let eval = Evaluation::open(&manifest).expect("the fixture opens");
+    let checks = eval.gold_checks();
+    let line = sqlsuite::report::gold_checks::line(checks);
+    let dir = tempfile::tempdir().unwrap();
+    let (page, _) = report(dir.path(), &manifest, &["--predictions", "gold"]);
+    let dom = chromium::dom(browser, &page, "");
+    let section = dom
+        .split("<section id=\"gold-checks\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .expect("a gold-checks section");
+    assert!(
+        section.contains(&line),
+        "the count line {line:?} in:\n{section}"
+    );
+    assert_eq!(
+        section.matches("<tr class=\"finding\"").count(),
+        checks.findings.len()
+    );
+    for f in &checks.findings {
+        let anchor = format!("href=\"#item-{:02}\"", f.item);
+        assert!(section.contains(&anchor), "{anchor} for {f:?}");
+        assert!(dom.contains(&format!("id=\"item-{:02}\"", f.item)));
+    }
+    assert_eq!(
+        dom.matches("class=\"badge badge-gold\" title=").count(),
+        checks.findings.len(),
+        "one mark per finding on the items' rows"
+    );
+    chromium::screenshot(
+        browser,
+        &page,
+        "gold-checks",
+        &chromium::screenshot_path("gold_checks_fixture.png"),
+    );
 }

@@ -6,10 +6,10 @@
 //! * `sqleval_<dialect>::candidates::<pair>_<db>`: the pair judged by the metric (compat mode);
 //! * `sqleval::conformance::<dialect>::compat`: every executed verdict equals the reference's
 //!   (`exact_match`, `correct`), those of the pairs whose queries read the clock (`'now'`,
-//!   `CURRENT_DATE`) included where the manifest pins the clock to the moment the reference ran
-//!   (`[dataset] clock`, SQLite; measured: spec/sqleval.md §7). On the machine's clock (the
-//!   PostgreSQL server's, which cannot be pinned from a client) the clock-reading pairs whose
-//!   rows differ on the day the test runs are listed, not counted;
+//!   `CURRENT_DATE`) included: both manifests pin the clock to the moment the reference ran
+//!   (`[dataset] clock`; measured: spec/sqleval.md §7), and a manifest on the machine's clock
+//!   fails. PostgreSQL: the backend refuses a server whose clock is not on the pinned date
+//!   (`.ci/postgres` starts one that is);
 //! * `sqleval::conformance::<dialect>::default`: every executed verdict in default mode equals the
 //!   default-mode verdict on the reference's own result tables, and the pairs where default mode
 //!   departs from the reference are listed with the rule behind each;
@@ -131,6 +131,7 @@ fn aligned(eval: &Evaluation, pairs: &[Pair]) -> Result<(), String> {
 
 /// Compat mode, executed on the backend, against the reference's verdicts.
 fn check_executed_compat(eval: &Evaluation, path: &Path) -> Result<(), Failed> {
+    pinned(eval.manifest.clock)?;
     let pairs = read_pairs(path)?;
     aligned(eval, &pairs)?;
     let mut disagreements = Vec::new();
@@ -155,14 +156,13 @@ fn check_executed_compat(eval: &Evaluation, path: &Path) -> Result<(), Failed> {
             ));
         }
     }
-    let (disagreements, excluded) = split_clock(disagreements, eval.manifest.clock);
     println!(
         "conformance sqleval executed on {} (clock: {}): compat agrees on {} of {} pairs{}",
         eval.databases().map_or("no databases", |d| d.backend),
         eval.provenance().clock,
-        pairs.len() - disagreements.len() - excluded.len(),
+        pairs.len() - disagreements.len(),
         pairs.len(),
-        clock_note(&excluded, eval.manifest.clock, &pairs)
+        clock_note(&pairs)
     );
     if disagreements.is_empty() && !pairs.is_empty() {
         Ok(())
@@ -174,6 +174,7 @@ fn check_executed_compat(eval: &Evaluation, path: &Path) -> Result<(), Failed> {
 /// Default mode, executed, against default mode on the reference's own result tables.
 fn check_executed_default(manifest: &str, path: &Path) -> Result<(), Failed> {
     let m = Manifest::load(manifest).map_err(|e| e.to_string())?;
+    pinned(m.clock)?;
     let options: SqlevalOptions = m
         .metric_options("sqleval")
         .map_err(|e| e.to_string())?
@@ -226,14 +227,13 @@ fn check_executed_default(manifest: &str, path: &Path) -> Result<(), Failed> {
             ));
         }
     }
-    let (disagreements, excluded) = split_clock(disagreements, eval.manifest.clock);
     println!(
         "default mode executed: departs from the reference on {} of {} pairs (rules: see the \
          reference::compare trial and spec/sqleval.md):\n{}{}",
         departures.len(),
         pairs.len(),
         departures.join("\n"),
-        clock_note(&excluded, eval.manifest.clock, &pairs)
+        clock_note(&pairs)
     );
     if disagreements.is_empty() && !pairs.is_empty() {
         Ok(())
@@ -242,32 +242,26 @@ fn check_executed_default(manifest: &str, path: &Path) -> Result<(), Failed> {
     }
 }
 
-/// The disagreements that count, and those left out: with a pinned clock (SQLite) every one
-/// counts; on the machine's clock (a PostgreSQL server, which sqlsuite cannot pin) those of
-/// pairs that read the clock are listed, not counted, as the reference ran on another day.
-fn split_clock(disagreements: Vec<String>, clock: Clock) -> (Vec<String>, Vec<String>) {
-    if clock.pinned().is_some() {
-        return (disagreements, Vec::new());
+/// Every disagreement counts, those of pairs that read the clock included: the manifest must pin
+/// the clock to the moment the reference ran (spec/sqleval.md §7).
+fn pinned(clock: Clock) -> Result<(), String> {
+    match clock {
+        Clock::Pinned(_) => Ok(()),
+        Clock::System => Err(
+            "[dataset] clock = \"system\": the pairs that read the clock \
+             (CURRENT_DATE, 'now') would be judged on today's date, not the reference's; pin the \
+             moment the reference ran (spec/sqleval.md §7)"
+                .into(),
+        ),
     }
-    disagreements
-        .into_iter()
-        .partition(|d| !d.ends_with("[reads the clock]"))
 }
 
-/// How many pairs read the clock, and what became of those that disagree.
-fn clock_note(excluded: &[String], clock: Clock, pairs: &[Pair]) -> String {
+/// How many pairs read the clock: all counted, at the pinned moment.
+fn clock_note(pairs: &[Pair]) -> String {
     let reading = pairs.iter().filter(|p| p.reads_the_clock()).count();
-    if clock.pinned().is_some() {
-        return format!(
-            "\n{reading} pairs read the clock (gold or candidate), judged at the pinned moment: \
-             every disagreement counted"
-        );
-    }
     format!(
-        "\n{reading} pairs read the clock on the machine's clock; {} of them differ today (the \
-         reference ran on another day; listed, not counted):\n  {}",
-        excluded.len(),
-        excluded.join("\n  ")
+        "\n{reading} pairs read the clock (gold or candidate), judged at the pinned moment: \
+         every disagreement counted, none excluded"
     )
 }
 

@@ -11,6 +11,7 @@ mod bleu;
 mod cli;
 mod counterexample;
 mod extraction;
+mod gold_checks;
 mod provenance;
 mod registry;
 mod resume;

@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::backend::Databases;
-use crate::clock::{reads_clock, Moment};
+use crate::clock::{reads_clock, Clock, Moment};
 use crate::dataset::{Dataset, Item};
 use crate::executor::Executor;
+use crate::gold_check::{self, GoldChecks, GoldContext};
 use crate::manifest::Manifest;
 use crate::metric::{Metric, Resources, Status, Verdict};
 use crate::provenance::Provenance;
@@ -63,6 +64,7 @@ pub struct Evaluation {
     executor: Arc<Executor>,
     results: Vec<Vec<OnceLock<ItemResult>>>,
     provenance: OnceLock<Provenance>,
+    gold_checks: OnceLock<GoldChecks>,
     /// Per item: whether its gold reads the clock (its verdicts from metrics that run queries
     /// carry the gold flag `reads_clock`).
     gold_reads_clock: Vec<bool>,
@@ -151,6 +153,7 @@ impl Evaluation {
             executor,
             results,
             provenance: OnceLock::new(),
+            gold_checks: OnceLock::new(),
             gold_reads_clock,
             started: Moment::now(),
         })
@@ -197,6 +200,27 @@ impl Evaluation {
                 &metrics,
                 self.started,
             )
+        })
+    }
+
+    /// What the gold checks ([`registry::GOLD_CHECKS`]) find (computed on first call; the
+    /// checks that run the gold run it as the first metric that runs queries does, through the
+    /// shared executor).
+    pub fn gold_checks(&self) -> &GoldChecks {
+        self.gold_checks.get_or_init(|| {
+            let queries: Vec<_> = self
+                .dataset
+                .items
+                .iter()
+                .map(|item| self.metrics.iter().find_map(|m| m.gold_queries(&item.gold)))
+                .collect();
+            let context = GoldContext {
+                items: &self.dataset.items,
+                databases: &self.dataset.databases,
+                queries: &queries,
+                executor: &self.executor,
+            };
+            gold_check::run(registry::GOLD_CHECKS, &context)
         })
     }
 
@@ -263,6 +287,25 @@ impl Evaluation {
         ItemResult { verdicts }
     }
 
+    /// A warning when golds of this dataset read the clock and the clock is the machine's
+    /// (`[dataset] clock = "system"`, or no key): their verdicts depend on the day the run is
+    /// made. `None` when the clock is pinned, no gold reads it, or no metric runs queries.
+    pub fn unpinned_clock_warning(&self) -> Option<String> {
+        let reading = self.gold_reads_clock.iter().filter(|&&r| r).count();
+        let runs_queries = self.metrics.iter().any(|m| m.needs_database());
+        (reading > 0 && runs_queries && self.executor.backend().clock() == Clock::System).then(
+            || {
+                format!(
+                    "dataset {}: {reading} gold{} read the clock, which is the machine's \
+                 (clock = \"system\"): their verdicts depend on the day; pin it with \
+                 [dataset] clock (spec/manifest.md, \"The clock\")",
+                    self.manifest.name,
+                    if reading == 1 { "" } else { "s" },
+                )
+            },
+        )
+    }
+
     /// `verdict`, with the gold flag `reads_clock` if item `index`'s gold reads the clock and
     /// `metric` runs queries (its verdict may depend on the moment: spec/manifest.md).
     fn flag_clock(&self, index: usize, metric: &dyn Metric, mut verdict: Verdict) -> Verdict {
@@ -302,6 +345,7 @@ impl Evaluation {
             metrics: self.metrics().collect(),
             sets: sets.iter().map(|&set| self.set_run(set)).collect(),
             provenance: self.provenance().clone(),
+            gold_checks: self.gold_checks().clone(),
         }
     }
 

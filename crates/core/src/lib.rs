@@ -31,6 +31,9 @@
 //!   compares result tables with Python's semantics.
 //! * [`report`] turns a run into summaries, snapshots, JSON lines, JUnit and HTML; [`trials`]
 //!   into libtest trials; [`provenance`] says what the verdicts depend on besides the code.
+//! * [`gold_check`] finds what is wrong with the golds themselves (failing, empty,
+//!   tie-dependent, clock-reading, unreliable suites, duplicates), once per evaluation; every
+//!   report shows it.
 //! * [`clock`] is the moment `'now'` denotes (`[dataset] clock`), and which queries read it.
 //! * [`sql_tokens`] is a small SQL lexer keeping byte spans; [`work_pool`] the one pool of
 //!   worker threads with stacks deep enough for untrusted SQL.
@@ -56,6 +59,7 @@ pub mod denotation;
 pub mod evaluation;
 pub mod exec_plan;
 pub mod executor;
+pub mod gold_check;
 pub mod manifest;
 pub mod metric;
 pub mod provenance;

@@ -7,8 +7,10 @@
 //! runs the queries, the SHA-256 of the gold file, the tables file and each prediction file, a
 //! digest of the database files the items use, and each metric's options as the manifest
 //! writes them, and the clock queries read (`[dataset] clock`: `pinned <moment>`, or `system
-//! <the machine's time when the evaluation began>`). It is deterministic when the clock is
-//! pinned: no time then, and never an absolute path. A gold, tables or prediction
+//! <the machine's time when the evaluation began>`, each followed by ` (server: <its now()>)`
+//! when a server runs the queries). It is deterministic when the clock is pinned and no server
+//! runs the queries (a snapshot leaves the server's clock out): no time then, and never an
+//! absolute path. A gold, tables or prediction
 //! file is named by its file name (the same wherever the manifest that names it lies); a
 //! database file by its path relative to the fixed directory of the `[databases]` pattern
 //! (`concert_singer/concert_singer.sqlite`), which tells the databases of a suite apart. The database digest is the SHA-256 of the lines
@@ -23,7 +25,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::backend::{Backend, Database, Databases, Naming};
-use crate::clock::{Clock, Moment};
+use crate::clock::Moment;
 use crate::dataset::Dataset;
 use crate::manifest::Manifest;
 
@@ -74,8 +76,9 @@ pub struct Provenance {
     /// The database server's name and version (`postgres 15.8`), when a server runs the
     /// queries; `None` for files.
     pub server: Option<String>,
-    /// The clock queries read: `pinned <moment>`, or `system <the time the run began>` (for a
-    /// server: its own clock, read when the provenance is computed).
+    /// The clock queries read: `pinned <moment>`, or `system <the time the run began>`; with a
+    /// server, followed by ` (server: <its clock>)`, read when the provenance is computed (a
+    /// pinned moment's date, checked when the backend opened).
     pub clock: String,
     /// The gold file.
     pub gold: FileDigest,
@@ -159,12 +162,12 @@ impl Provenance {
                     files,
                 }
             }
-            Naming::Names(_) => DatabaseDigest::Named {
+            Naming::Names(_) | Naming::Suite { .. } => DatabaseDigest::Named {
                 names: used.iter().map(|db| db.label()).collect(),
             },
         });
         let server = match databases.map(|d| &d.naming) {
-            Some(Naming::Names(_)) => used.first().map(|db| {
+            Some(Naming::Names(_) | Naming::Suite { .. }) => used.first().map(|db| {
                 let version = backend
                     .server_version(db)
                     .unwrap_or_else(|e| format!("unknown ({e})"));
@@ -172,19 +175,23 @@ impl Provenance {
             }),
             _ => None,
         };
-        let clock = match (manifest.clock, server.is_some()) {
-            (Clock::System, true) => {
-                let server_now = used
-                    .first()
-                    .map(|db| {
-                        backend
-                            .server_clock(db)
-                            .unwrap_or_else(|e| format!("unknown ({e})"))
-                    })
-                    .unwrap_or_default();
-                format!("system {started} (server: {server_now})")
-            }
-            (clock, _) => clock.describe(started),
+        // With a server, its clock as read (a pinned moment is checked against it at open).
+        let server_now = || {
+            used.first()
+                .map(|db| {
+                    backend
+                        .server_clock(db)
+                        .unwrap_or_else(|e| format!("unknown ({e})"))
+                })
+                .unwrap_or_default()
+        };
+        let clock = match server {
+            Some(_) => format!(
+                "{} (server: {})",
+                manifest.clock.describe(started),
+                server_now()
+            ),
+            None => manifest.clock.describe(started),
         };
         let metrics = metrics
             .iter()
@@ -260,7 +267,8 @@ impl SetProvenance<'_> {
         let clock = if self.clock.starts_with("system") {
             "system"
         } else {
-            self.clock
+            // Without the server's clock as read (pinned: a moment of the pinned date).
+            self.clock.split(" (server: ").next().unwrap_or(self.clock)
         };
         self.render_clock(clock)
     }
@@ -431,5 +439,43 @@ mod tests {
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
         assert!(file_sha256(&dir.path().join("none")).is_err());
+    }
+
+    #[test]
+    fn a_snapshot_leaves_out_the_time_and_the_servers_clock() {
+        let file = FileDigest {
+            file: "gold.sql".into(),
+            sha256: "00".into(),
+        };
+        let clock_line = |clock: &str| {
+            let set = SetProvenance {
+                sqlsuite: "0",
+                sqlite: "3",
+                server: Some("postgres 15.18"),
+                clock,
+                gold: &file,
+                tables: None,
+                predictions: &file,
+                extract: None,
+                databases: None,
+                metrics: &[],
+            };
+            let (full, snapshot) = (set.render(), set.render_for_snapshot());
+            let line = |text: &str| text.lines().nth(2).unwrap_or_default().to_owned();
+            (line(&full), line(&snapshot))
+        };
+        let pinned = "pinned 2026-11-21T12:00:00Z (server: 2026-11-21T12:03:13Z)";
+        assert_eq!(
+            clock_line(pinned),
+            (
+                format!("  clock: {pinned}"),
+                "  clock: pinned 2026-11-21T12:00:00Z".to_owned()
+            )
+        );
+        let system = "system 2026-11-29T20:00:00Z (server: 2026-11-29T20:00:01Z)";
+        assert_eq!(
+            clock_line(system),
+            (format!("  clock: {system}"), "  clock: system".to_owned())
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! The composition root: the one place that turns a manifest into a dataset's inputs, a backend
 //! and metrics.
 //!
-//! Every gold format, backend and metric is one entry in one of the three lists below: its
+//! Every gold format, backend, metric and gold check is one entry in one of the lists below: its
 //! name, what it needs, and a factory that reads its own manifest table. The manifest knows
 //! none of them, and they know no manifest (each reads only the [`Section`] it is handed). So a
 //! new format, backend or metric is one new file that defines its `ENTRY`, plus one line here.
@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::backend::{self, BackendEntry, Databases, Naming};
 use crate::config::{ManifestError, Section};
 use crate::dataset::{self, DatabaseLocator, DatasetError, FormatEntry, Inputs, PredictionInput};
+use crate::gold_check::{self, GoldCheckEntry};
 use crate::manifest::{LoadError, Manifest, WhenMissing};
 use crate::metric::{self, exact_match, GroupingEntry, Metric, MetricEntry, Resources};
 
@@ -48,6 +49,17 @@ pub const METRICS: &[MetricEntry] = &[
     metric::pcm::ENTRY,
     metric::bleu::ENTRY,
     metric::text_match::ENTRY,
+];
+
+/// The gold checks every evaluation runs ([`crate::gold_check`]), in the order reports list
+/// their codes.
+pub const GOLD_CHECKS: &[GoldCheckEntry] = &[
+    gold_check::fails::ENTRY,
+    gold_check::empty::ENTRY,
+    gold_check::ties::ENTRY,
+    gold_check::clock::ENTRY,
+    gold_check::suite::ENTRY,
+    gold_check::duplicate::ENTRY,
 ];
 
 /// The groupings of items for per-group reports, by name.
@@ -292,7 +304,7 @@ impl Registry {
         databases.clock = manifest.clock;
         let globs_a_suite = || match &databases.naming {
             naming @ Naming::Files(_) => DatabaseLocator::of(naming).is_ok_and(|l| l.is_suite()),
-            Naming::Names(_) => false,
+            Naming::Names(_) | Naming::Suite { .. } => false,
         };
         if !databases_must_exist && globs_a_suite() {
             missing.truncate(before);
@@ -721,6 +733,25 @@ compat = "sede"
         assert!(e.message.contains("is for backend = \"postgres\""), "{e}");
     }
 
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn a_postgres_suite_is_a_glob_of_files_named_by_file() {
+        let suite = |keys: &str| {
+            GOOD.replace(
+                "path = \"db/{db_id}.sqlite\"",
+                &format!("backend = \"postgres\"\nconnection_env = \"SQLSUITE_TEST_NO_SUCH_VAR\"\n{keys}"),
+            )
+        };
+        let e = error_of(&suite(
+            "suite = \"s/{db_id}/*.sqlite\"\nname = \"bird_{db_id}\"",
+        ));
+        assert!(e.message.contains("must contain {file}"), "{e}");
+        let e = error_of(&suite("suite = \"s/{db_id}/a.sqlite\""));
+        assert!(e.message.contains("suite must be a glob"), "{e}");
+        let e = error_of(&suite("name = \"bird\""));
+        assert!(e.message.contains("must contain {db_id}"), "{e}");
+    }
+
     /// Found when writing BIRD's manifest: the metrics without options of their own rejected
     /// the query limits they document.
     #[test]
@@ -871,5 +902,30 @@ mod entry_tests {
                 "spec/manifest.md: metric {name}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod gold_check_tests {
+    use super::GOLD_CHECKS;
+
+    /// Every check's codes are distinct and documented in spec/gold_checks.md's table.
+    #[test]
+    fn codes_are_unique_and_documented() {
+        let spec = include_str!("../../../spec/gold_checks.md");
+        let mut codes: Vec<&str> = GOLD_CHECKS
+            .iter()
+            .flat_map(|c| c.codes.iter().copied())
+            .collect();
+        for code in &codes {
+            assert!(
+                spec.contains(&format!("| `{code}` |")),
+                "{code} is not in the spec's table"
+            );
+        }
+        let n = codes.len();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), n, "a code found by two checks");
     }
 }

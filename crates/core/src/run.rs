@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use crate::dataset::Item;
+use crate::gold_check::GoldChecks;
 use crate::manifest::Manifest;
 use crate::metric::{Status, Verdict};
 use crate::provenance::{Provenance, SetProvenance};
@@ -123,6 +124,8 @@ pub struct Run {
     pub sets: Vec<SetRun>,
     /// What the verdicts depend on besides the code.
     pub provenance: Provenance,
+    /// What the gold checks found (the same for every set).
+    pub gold_checks: GoldChecks,
 }
 
 impl Run {

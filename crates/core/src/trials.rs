@@ -293,11 +293,17 @@ fn print_summaries(eval: &Evaluation) {
     if judged.is_empty() {
         return;
     }
-    // Every pair is judged already: the run runs no query.
+    // Every pair is judged already: the run runs no prediction (the gold checks' queries
+    // are the metrics' gold queries, cached).
     let run = eval.run(&judged);
     for set in &run.sets {
         print_summary(&run, set);
     }
+    println!(
+        "{} {}",
+        run.dataset,
+        crate::report::gold_checks::line(&run.gold_checks)
+    );
 }
 
 /// One prediction set's headline per metric, and how it compares with its accepted snapshot.

@@ -6,6 +6,11 @@
 
 #[cfg(feature = "postgres")]
 pub mod postgres;
+/// PostgreSQL's pinned clock: the server's, read and checked.
+#[cfg(feature = "postgres")]
+mod postgres_clock;
+#[cfg(feature = "postgres")]
+pub mod postgres_load;
 /// The SQLite backend's bounds on prepare-time work (CTE copies, nesting).
 mod prepare_bounds;
 
@@ -103,6 +108,16 @@ pub enum Naming {
     Files(String),
     /// Database names on a server.
     Names(String),
+    /// Database names on a server, one per file of a test suite on disk (copied there by the
+    /// `postgres` feature's `backend::postgres_load`): `files`, a glob with `{db_id}`, says which databases
+    /// make an item's suite and where its exclusions are; `names`, with `{file}` (the file's
+    /// stem) and optionally `{db_id}`, names each file's copy on the server.
+    Suite {
+        /// The suite's files, as [`Naming::Files`] with glob characters.
+        files: String,
+        /// The server-side name of each file's database.
+        names: String,
+    },
 }
 
 /// One database a query can run on.
@@ -193,7 +208,7 @@ impl Default for Limits {
 }
 
 /// The query limits every metric that runs queries takes from its table (`timeout_ms`,
-/// `max_rows`): one block, read beside the metric's own options
+/// `max_rows`, `max_steps`): one block, read beside the metric's own options
 /// ([`Section::read_with`](crate::config::Section::read_with)): the manifest's side of [`Limits`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(default)]
@@ -202,6 +217,10 @@ pub struct QueryLimits {
     pub timeout_ms: u64,
     /// At most this many result rows per query.
     pub max_rows: usize,
+    /// A deterministic budget of work per query (SQLite's virtual-machine steps): past it a
+    /// query fails with [`QueryError::Budget`] whatever the machine's speed or load, where
+    /// `timeout_ms` alone decides by the clock. `None`: the time limit only.
+    pub max_steps: Option<u64>,
 }
 
 impl Default for QueryLimits {
@@ -209,6 +228,7 @@ impl Default for QueryLimits {
         QueryLimits {
             timeout_ms: 10_000,
             max_rows: Limits::default().max_rows,
+            max_steps: None,
         }
     }
 }
@@ -219,6 +239,7 @@ impl QueryLimits {
         Limits {
             timeout: std::time::Duration::from_millis(self.timeout_ms),
             max_rows: self.max_rows,
+            max_steps: self.max_steps,
             ..Limits::default()
         }
     }

@@ -2,7 +2,10 @@
 //! statement timeout, and is rolled back whatever it did.
 //!
 //! A [`Database::Named`] is a database on the server the connection string points at
-//! (`host=… port=… user=…`, or a `postgresql://` URL). Defences, each enough on its own for the
+//! (`host=… port=… user=…`, or a `postgresql://` URL). `[databases]` names one per item
+//! (`name = "{db_id}"`), or a test suite copied to the server (`suite = "…/{db_id}/*.sqlite"`,
+//! `name = "prefix_{file}"`: every file of the suite is one database, its exclusions apply;
+//! `postgres_load` copies them). Defences, each enough on its own for the
 //! usual write statements:
 //!
 //! * the session is opened with `default_transaction_read_only = on`, and every query runs in
@@ -47,7 +50,9 @@ use postgres::{Client, Config, NoTls};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::postgres_clock;
 use super::{Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError};
+use crate::clock::{Clock, Moment};
 use crate::config::{ManifestError, Section};
 use crate::denotation::{ColumnType, ResultTable, Value};
 
@@ -67,6 +72,16 @@ pub const MAX_VALUE_BYTES: usize = 100_000;
 
 /// Rows fetched per round trip from the query's portal.
 pub const FETCH_BATCH: usize = 1_000;
+
+/// Idle sessions kept open, over all databases: a test suite has hundreds of databases, and a
+/// session kept per database would exhaust the server's `max_connections` (100 by default).
+/// Past it, a session returned to the pool closes the idle session of another database; a
+/// session the server refuses for want of slots (`too_many_connections`) closes every idle one
+/// and is asked for once more.
+pub const MAX_IDLE: usize = 32;
+
+/// The SQLSTATE of a connection refused for want of slots, as [`Postgres::connect`] writes it.
+const TOO_MANY_CONNECTIONS: &str = "(53300)";
 
 /// `[databases] backend = "postgres"` in the registry.
 pub const ENTRY: BackendEntry = BackendEntry {
@@ -88,6 +103,10 @@ struct Options {
     name: Option<Spanned<String>>,
     #[serde(default)]
     connection_env: Option<Spanned<String>>,
+    /// A test suite's files (a glob with `{db_id}`), each copied to the server as the database
+    /// `name` names with `{file}` (its stem): `backend::postgres_load`.
+    #[serde(default)]
+    suite: Option<Spanned<String>>,
     // SQLite's key, read to say what to write instead.
     #[serde(default)]
     path: Option<Spanned<String>>,
@@ -108,16 +127,7 @@ fn configure(
              `path`",
         ));
     }
-    let name = match &options.name {
-        Some(n) => {
-            let name = source.string(n)?;
-            if !name.contains("{db_id}") {
-                return Err(source.error(n.span(), "database name must contain {db_id}"));
-            }
-            name
-        }
-        None => "{db_id}".to_owned(),
-    };
+    let naming = naming(section, &options)?;
     let (var, span) = match &options.connection_env {
         Some(v) => (source.string(v)?, v.span()),
         None => (DEFAULT_CONNECTION_ENV.to_owned(), options.backend.span()),
@@ -134,24 +144,57 @@ fn configure(
     }
     Ok(Databases {
         backend: ENTRY.name,
-        naming: Naming::Names(name),
+        naming,
         connection,
         open: |d| {
-            if let Some(moment) = d.clock.pinned() {
-                return Err(format!(
-                    "[dataset] clock = \"{moment}\": a PostgreSQL server answers now() with its \
-                     own clock, which sqlsuite cannot pin; write clock = \"system\" (run the \
-                     server under libfaketime to pin it: spec/manifest.md, \"The clock\")"
-                ));
-            }
             let connection = d
                 .connection
                 .as_deref()
                 .ok_or("backend = \"postgres\" without a connection string")?;
-            Ok(Box::new(Postgres::new(connection)?))
+            let backend = Postgres::at(connection, d.clock)?;
+            if let Some(pinned) = d.clock.pinned() {
+                backend.verify_clock(pinned)?;
+            }
+            Ok(Box::new(backend))
         },
         clock: crate::clock::Clock::System,
     })
+}
+
+/// How `[databases]` names an item's databases: `name` (default `{db_id}`, which it must
+/// contain), or with `suite`, one database per file of the suite, `name` (default `{file}`, which
+/// it must contain) naming each file's copy.
+fn naming(section: &Section<'_>, options: &Options) -> Result<Naming, ManifestError> {
+    let source = section.source();
+    let name = options
+        .name
+        .as_ref()
+        .map(|n| source.string(n))
+        .transpose()?;
+    let Some(suite) = &options.suite else {
+        let name = name.unwrap_or_else(|| "{db_id}".to_owned());
+        if !name.contains("{db_id}") {
+            let span = options.name.as_ref().map(Spanned::span).unwrap_or_default();
+            return Err(source.error(span, "database name must contain {db_id}"));
+        }
+        return Ok(Naming::Names(name));
+    };
+    let files = source.path(suite)?.to_string_lossy().into_owned();
+    if !files.contains("{db_id}") || !files.contains(['*', '?', '[']) {
+        return Err(source.error(
+            suite.span(),
+            "suite must be a glob of files with {db_id} (\"suites/{db_id}/*.sqlite\")",
+        ));
+    }
+    let names = name.unwrap_or_else(|| "{file}".to_owned());
+    if !names.contains("{file}") {
+        let span = options.name.as_ref().map(Spanned::span).unwrap_or_default();
+        return Err(source.error(
+            span,
+            "with suite, the database name must contain {file} (each file's stem)",
+        ));
+    }
+    Ok(Naming::Suite { files, names })
 }
 
 /// A PostgreSQL server, reached with a libpq-style connection string. Open sessions are pooled
@@ -159,6 +202,9 @@ fn configure(
 pub struct Postgres {
     /// The parsed connection string, without a database name.
     config: Config,
+    /// A pinned clock is checked against the server's on every new session
+    /// ([`postgres_clock::check`]).
+    clock: Clock,
     idle: Mutex<HashMap<String, Vec<Client>>>,
 }
 
@@ -173,8 +219,16 @@ impl fmt::Debug for Postgres {
 }
 
 impl Postgres {
-    /// Validates `connection` (`host=… user=…` or `postgresql://…`).
+    /// Validates `connection` (`host=… user=…` or `postgresql://…`); queries read the server's
+    /// clock, whatever it says.
     pub fn new(connection: &str) -> Result<Postgres, String> {
+        Postgres::at(connection, Clock::System)
+    }
+
+    /// [`Postgres::new`] for a manifest whose clock is `clock`: a pinned one is checked against
+    /// the server's clock on every new session, and a session whose server reads another day
+    /// fails to open ([`postgres_clock::check`]).
+    pub fn at(connection: &str, clock: Clock) -> Result<Postgres, String> {
         let mut config =
             Config::from_str(connection).map_err(|e| format!("invalid connection string: {e}"))?;
         config
@@ -182,8 +236,59 @@ impl Postgres {
             .connect_timeout(std::time::Duration::from_secs(10));
         Ok(Postgres {
             config,
+            clock,
             idle: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Reads the server's clock on the database the connection string names (else `postgres`,
+    /// which every server has) and checks it against `pinned`: the refusal at open, before any
+    /// query runs.
+    pub fn verify_clock(&self, pinned: Moment) -> Result<(), String> {
+        let db = self.config.get_dbname().unwrap_or("postgres").to_owned();
+        let mut client = self
+            .config
+            .clone()
+            .dbname(&db)
+            .connect(NoTls)
+            .map_err(|e| {
+                format!(
+                    "[dataset] clock = \"{pinned}\": cannot read the PostgreSQL server's clock \
+                 (database {db}) to check it: {e}"
+                )
+            })?;
+        postgres_clock::check(postgres_clock::read(&mut client)?, pinned)
+    }
+
+    /// Returns `client`, a session of `db`, to the pool, closing another database's idle
+    /// session (or, without one, this one) when [`MAX_IDLE`] are open.
+    fn keep_idle(&self, db: String, client: Client) {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.values().map(Vec::len).sum::<usize>() >= MAX_IDLE {
+            let other = idle
+                .iter_mut()
+                .find(|(name, sessions)| **name != db && !sessions.is_empty());
+            match other {
+                // Dropping a client closes its session.
+                Some((_, sessions)) => drop(sessions.pop()),
+                None => return,
+            }
+            idle.retain(|_, sessions| !sessions.is_empty());
+        }
+        idle.entry(db).or_default().push(client);
+    }
+
+    /// [`Postgres::connect`]; where the server has no slot left, once more after closing this
+    /// backend's idle sessions (another process may hold the rest).
+    fn connect_freeing_slots(&self, db: &str) -> Result<Client, QueryError> {
+        match self.connect(db) {
+            Err(QueryError::Open { message, .. }) if message.contains(TOO_MANY_CONNECTIONS) => {
+                self.idle.lock().unwrap_or_else(|p| p.into_inner()).clear();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                self.connect(db)
+            }
+            other => other,
+        }
     }
 
     fn connect(&self, db: &str) -> Result<Client, QueryError> {
@@ -191,12 +296,17 @@ impl Postgres {
             path: db.to_owned(),
             message,
         };
+        // `postgres::Error`'s own text is "db error" for what the server refused: its message.
+        let server_message = |e: postgres::Error| match e.as_db_error() {
+            Some(d) => open_error(format!("{} ({})", d.message(), d.code().code())),
+            None => open_error(e.to_string()),
+        };
         let mut client = self
             .config
             .clone()
             .dbname(db)
             .connect(NoTls)
-            .map_err(|e| open_error(e.to_string()))?;
+            .map_err(server_message)?;
         client
             .batch_execute(
                 "SET default_transaction_read_only = on; SET TIME ZONE 'UTC'; \
@@ -211,6 +321,11 @@ impl Postgres {
                 if e.as_db_error().map(|d| d.code()) == Some(&SqlState::INSUFFICIENT_PRIVILEGE) => {
             }
             Err(e) => return Err(open_error(e.to_string())),
+        }
+        if let Some(pinned) = self.clock.pinned() {
+            postgres_clock::read(&mut client)
+                .and_then(|now| postgres_clock::check(now, pinned))
+                .map_err(open_error)?;
         }
         Ok(client)
     }
@@ -242,7 +357,7 @@ impl Backend for Postgres {
             .and_then(Vec::pop);
         let mut client = match pooled {
             Some(c) if !c.is_closed() => c,
-            _ => self.connect(&name)?,
+            _ => self.connect_freeing_slots(&name)?,
         };
         let mut result = run_query(&mut client, sql, limits);
         if client.is_closed() {
@@ -259,15 +374,14 @@ impl Backend for Postgres {
                 .batch_execute("SELECT pg_advisory_unlock_all()")
                 .is_ok()
             {
-                self.idle
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .entry(name)
-                    .or_default()
-                    .push(client);
+                self.keep_idle(name, client);
             }
         }
         result
+    }
+
+    fn clock(&self) -> Clock {
+        self.clock
     }
 
     /// `SHOW server_version`'s first word (`15.8`, without a packager's suffix such as
@@ -293,13 +407,7 @@ impl Backend for Postgres {
             return Err(format!("{} is no named database", db.label()));
         };
         let mut client = self.connect(name).map_err(|e| e.to_string())?;
-        let row = client
-            .query_one(
-                "SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
-                &[],
-            )
-            .map_err(|e| e.to_string())?;
-        row.try_get(0).map_err(|e| e.to_string())
+        postgres_clock::read(&mut client).map(|now| postgres_clock::to_second(now).to_string())
     }
 
     /// Server-side data has no file to hash: results are not cached on disk.

@@ -5,7 +5,9 @@
 //! names the databases.
 //!
 //! Predictions are one per line, aligned with the items (the reference's `--pred` file), or
-//! keyed, in a `.jsonl` file of `{"index": <0-based item>, "query": …}` objects.
+//! keyed by the item's index in the gold file (also under a subset) in a `.jsonl` or `.json`
+//! file, as every format reads them ([`predictions`]: `{"index": 0, "query": …}` objects, or
+//! `{"0": …}`).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -82,38 +84,22 @@ pub fn read_gold(path: &Path) -> Result<Vec<Item>, DatasetError> {
     super::spider::non_empty(path, items)
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct KeyedPrediction {
-    index: usize,
-    query: String,
-}
-
-/// Reads predictions for `items`: a `.jsonl` file by item index, others one query per line.
+/// Reads predictions for `items`: a `.json` or `.jsonl` file keyed by item index (the index in
+/// the whole gold file, also under a subset: [`predictions::keyed_entries`]), others one query
+/// per line.
 pub fn read_predictions(path: &Path, items: &[Item]) -> Result<Vec<String>, DatasetError> {
-    if !predictions::is_jsonl(path) {
+    if !(predictions::is_jsonl(path) || predictions::is_json(path)) {
         return predictions::read_lines(path);
     }
-    let text = read_text(path)?;
     let mut by_index: HashMap<usize, String> = HashMap::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let bad = |message: String| DatasetError::Line {
-            path: path.to_path_buf(),
-            line: n + 1,
-            message,
-        };
-        let p: KeyedPrediction = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
-        if !items.iter().any(|i| i.index == p.index) {
-            return Err(bad(format!(
-                "index {} is no item of the gold (after the subset)",
-                p.index
+    for (index, prediction, error) in predictions::keyed_entries(path)? {
+        if !items.iter().any(|i| i.index == index) {
+            return Err(error(format!(
+                "index {index} is no item of the gold (after the subset)"
             )));
         }
-        if by_index.insert(p.index, p.query).is_some() {
-            return Err(bad(format!("index {} appears twice", p.index)));
+        if by_index.insert(index, prediction).is_some() {
+            return Err(error(format!("index {index} appears twice")));
         }
     }
     items
@@ -194,6 +180,19 @@ mod tests {
             e.ends_with("p.jsonl:2: index 7 is no item of the gold (after the subset)"),
             "{e}"
         );
+        // A JSON object keyed by index, and a JSON array with the other field names.
+        let j = dir.path().join("p.json");
+        std::fs::write(&j, r#"{"1": "b", "0": "a"}"#).unwrap();
+        assert_eq!(read_predictions(&j, &items).unwrap(), vec!["a", "b"]);
+        std::fs::write(
+            &j,
+            r#"[{"index": 0, "sql": "a"}, {"index": 1, "prediction": "b"}]"#,
+        )
+        .unwrap();
+        assert_eq!(read_predictions(&j, &items).unwrap(), vec!["a", "b"]);
+        std::fs::write(&j, r#"{"0": "a", "00": "b"}"#).unwrap();
+        let e = read_predictions(&j, &items).unwrap_err().to_string();
+        assert!(e.contains("index 0 appears twice"), "{e}");
     }
 
     #[test]

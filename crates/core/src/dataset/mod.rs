@@ -344,11 +344,9 @@ impl Dataset {
             items
                 .iter()
                 .map(|item| {
-                    let found = resolved.entry(item.db_id.as_str()).or_insert_with(|| {
-                        let dbs = locator.resolve(&item.db_id)?;
-                        let exclusions = locator.exclusions(&dbs)?;
-                        Ok((dbs, exclusions))
-                    });
+                    let found = resolved
+                        .entry(item.db_id.as_str())
+                        .or_insert_with(|| locator.resolve_suite(&item.db_id));
                     match found {
                         Ok((dbs, exclusions)) => Ok(exclude(dbs.clone(), exclusions, &item.gold)),
                         Err(e) => Err(e.clone()),
@@ -434,6 +432,9 @@ pub struct DatabaseLocator {
     pattern: String,
     /// The pattern names server-side databases (PostgreSQL), not files: no file checks.
     names: bool,
+    /// For a suite of files copied to a server ([`Naming::Suite`]): how each file's copy is
+    /// named (`pattern` is then the files' glob).
+    copies: Option<String>,
 }
 
 impl DatabaseLocator {
@@ -442,6 +443,7 @@ impl DatabaseLocator {
         match naming {
             Naming::Files(pattern) => DatabaseLocator::new(pattern),
             Naming::Names(pattern) => Ok(DatabaseLocator::names(pattern)),
+            Naming::Suite { files, names } => DatabaseLocator::copies(files, names),
         }
     }
 
@@ -456,6 +458,7 @@ impl DatabaseLocator {
         Ok(DatabaseLocator {
             pattern: pattern.to_owned(),
             names: false,
+            copies: None,
         })
     }
 
@@ -465,7 +468,18 @@ impl DatabaseLocator {
         DatabaseLocator {
             pattern: pattern.to_owned(),
             names: true,
+            copies: None,
         }
+    }
+
+    /// A locator of a suite's files copied to a server: the suite is the files `files` matches
+    /// (and its exclusions theirs), each database named by `names` with `{file}`, the file's
+    /// stem, and `{db_id}` substituted.
+    pub fn copies(files: &str, names: &str) -> Result<DatabaseLocator, DatasetError> {
+        Ok(DatabaseLocator {
+            copies: Some(names.to_owned()),
+            ..DatabaseLocator::new(files)?
+        })
     }
 
     /// True if the pattern names several databases per schema.
@@ -495,13 +509,41 @@ impl DatabaseLocator {
     /// The databases of `gold`'s item on `db_id`: [`DatabaseLocator::resolve`], without those
     /// the suite excludes for that gold.
     pub fn resolve_for(&self, db_id: &str, gold: &str) -> Result<Vec<Database>, String> {
-        let dbs = self.resolve(db_id)?;
-        let exclusions = self.exclusions(&dbs)?;
+        let (dbs, exclusions) = self.resolve_suite(db_id)?;
         Ok(exclude(dbs, &exclusions, gold))
+    }
+
+    /// The databases for `db_id` and its suite's exclusions (named as the databases are).
+    pub fn resolve_suite(&self, db_id: &str) -> Result<(Vec<Database>, Exclusions), String> {
+        let files = self.resolve_files(db_id)?;
+        let exclusions = self.exclusions(&files)?;
+        let Some(names) = &self.copies else {
+            return Ok((files, exclusions));
+        };
+        let copy = |label: &str| {
+            let stem = Path::new(label)
+                .file_stem()
+                .map_or_else(|| label.to_owned(), |s| s.to_string_lossy().into_owned());
+            names.replace("{db_id}", db_id).replace("{file}", &stem)
+        };
+        let databases = files
+            .iter()
+            .map(|f| Database::Named(copy(&f.label())))
+            .collect();
+        let exclusions = exclusions
+            .into_iter()
+            .map(|(gold, labels)| (gold, labels.iter().map(|l| copy(l)).collect()))
+            .collect();
+        Ok((databases, exclusions))
     }
 
     /// The databases for `db_id`, or the reason there are none.
     pub fn resolve(&self, db_id: &str) -> Result<Vec<Database>, String> {
+        Ok(self.resolve_suite(db_id)?.0)
+    }
+
+    /// The files (or, for [`DatabaseLocator::names`], the names) `pattern` gives `db_id`.
+    fn resolve_files(&self, db_id: &str) -> Result<Vec<Database>, String> {
         if db_id.contains(['/', '\\']) || db_id == ".." || db_id.is_empty() {
             return Err(format!("invalid db_id {db_id:?}"));
         }
@@ -588,6 +630,38 @@ mod tests {
         assert_eq!(dbs.len(), 3);
         assert!(dbs.windows(2).all(|w| w[0] < w[1]));
         assert!(suite
+            .resolve("b")
+            .unwrap_err()
+            .contains("no database matches"));
+    }
+
+    #[test]
+    fn a_suite_copied_to_a_server_is_named_per_file_with_its_exclusions() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("a");
+        std::fs::create_dir_all(&d).unwrap();
+        for f in ["a_1.sqlite", "a_2.sqlite", "a_3.sqlite"] {
+            std::fs::write(d.join(f), b"").unwrap();
+        }
+        std::fs::write(d.join(SUITE_EXCLUSIONS), r#"{"SELECT 1": ["a_2.sqlite"]}"#).unwrap();
+        let files = format!("{}/{{db_id}}/*.sqlite", dir.path().display());
+        let locator = DatabaseLocator::copies(&files, "x_{file}").unwrap();
+        let names = |dbs: Vec<Database>| -> Vec<String> { dbs.iter().map(|x| x.label()).collect() };
+        assert_eq!(
+            names(locator.resolve("a").unwrap()),
+            ["x_a_1", "x_a_2", "x_a_3"]
+        );
+        assert!(locator
+            .resolve("a")
+            .unwrap()
+            .iter()
+            .all(|d| matches!(d, Database::Named(_))));
+        assert_eq!(
+            names(locator.resolve_for("a", "SELECT 1").unwrap()),
+            ["x_a_1", "x_a_3"]
+        );
+        assert_eq!(locator.resolve_for("a", "SELECT 2").unwrap().len(), 3);
+        assert!(locator
             .resolve("b")
             .unwrap_err()
             .contains("no database matches"));

@@ -5,9 +5,10 @@
 //!   garbage is still a prediction: it is judged, and fails with its reason. Unlike the
 //!   reference reader, a blank line does not start a new interaction;
 //! * keyed by the item's 0-based index ([`read_keyed`]): JSON lines (`.jsonl`) or a JSON array
-//!   (`.json`) of objects with `index` and the prediction in `prediction`, `sql` or `text`; or a
-//!   JSON object (`.json`) whose keys are the indexes and whose values are the predictions, as
-//!   BIRD's baselines write them (`{"0": "SELECT …", …}`).
+//!   (`.json`) of objects with `index` and the prediction in `prediction`, `sql`, `query` or
+//!   `text`; or a JSON object (`.json`) whose keys are the indexes and whose values are the
+//!   predictions, as BIRD's baselines write them (`{"0": "SELECT …", …}`). Every format reads
+//!   these ([`keyed_entries`]); the classical format places them by its items' indexes.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -20,7 +21,7 @@ use super::{read_text, DatasetError};
 use sqlsuite_reference::python::python_strip;
 
 /// The fields a keyed prediction's text may be in, in the order they are looked for.
-const PREDICTION_FIELDS: [&str; 3] = ["prediction", "sql", "text"];
+const PREDICTION_FIELDS: [&str; 4] = ["prediction", "sql", "query", "text"];
 
 /// Reads the predictions of `items` items: keyed ([`read_keyed`]) for a `.json` or `.jsonl`
 /// file, else one per line ([`read_lines`]). `gold_file` is named in errors.
@@ -39,6 +40,12 @@ pub fn read_keyed(
     items: usize,
     gold_file: &Path,
 ) -> Result<Vec<String>, DatasetError> {
+    align(path, keyed_entries(path)?, items, gold_file)
+}
+
+/// The keyed predictions of a `.json` or `.jsonl` file (see the module documentation), in the
+/// file's order, not yet placed.
+pub(crate) fn keyed_entries(path: &Path) -> Result<Vec<Keyed>, DatasetError> {
     let text = read_text(path)?;
     let object = match is_jsonl(path) {
         true => None,
@@ -47,14 +54,13 @@ pub fn read_keyed(
             _ => None,
         },
     };
-    let keyed = match object {
+    match object {
         Some(map) => keyed_object(path, map, |value| match value {
             Value::String(prediction) => Ok(prediction),
             other => Err(format!("the prediction must be a string: {other}")),
-        })?,
-        None => keyed_objects(path, &text)?,
-    };
-    align(path, keyed, items, gold_file)
+        }),
+        None => keyed_objects(path, &text),
+    }
 }
 
 /// Keyed predictions in the items' order: every item must have one, and no index two.

@@ -1,8 +1,9 @@
 //! SEDE's files: JSON lines with `QuerySetId`, `Title`, `Description`, `QueryBody` (the gold
 //! T-SQL) as shipped (`val.jsonl`, `test.jsonl`, and the `*_original.jsonl` versions before the
-//! dataset's manual fixes). Predictions are either the same JSON lines keyed by `QuerySetId`
-//! (the query in `QueryBody`, `prediction` or `query`), or plain text with one query per line
-//! aligned with the gold.
+//! dataset's manual fixes). Predictions are the same JSON lines keyed by `QuerySetId` (the query
+//! in `QueryBody`, `prediction` or `query`); or keyed by the item's 0-based index as every
+//! format reads them ([`predictions`]: a `.json` file, or JSON lines whose first object has an
+//! `index` and no `QuerySetId`); or plain text with one query per line aligned with the gold.
 //!
 //! SEDE has no databases: every item's `db_id` is [`DB_ID`], and the item's source names its
 //! `QuerySetId`.
@@ -105,16 +106,31 @@ fn gold_ids(path: &Path) -> Result<Vec<String>, DatasetError> {
         .collect()
 }
 
-/// Reads predictions for `items`: `.jsonl` files by `QuerySetId`, others one query per line.
+/// Whether JSON lines are keyed by index: the first object has `index` and no `QuerySetId`.
+fn keyed_by_index(text: &str) -> bool {
+    let first = json_lines(text)
+        .next()
+        .and_then(|(_, json)| serde_json::from_str::<serde_json::Value>(json).ok());
+    first.is_some_and(|v| v.get("index").is_some() && v.get("QuerySetId").is_none())
+}
+
+/// Reads predictions for `items`: `.jsonl` files by `QuerySetId` (or by index, see the module
+/// documentation), `.json` files by index, others one query per line.
 pub fn read_predictions(
     path: &Path,
     items: &[Item],
     gold_file: &Path,
 ) -> Result<Vec<String>, DatasetError> {
+    if predictions::is_json(path) {
+        return predictions::read_keyed(path, items.len(), gold_file);
+    }
     if !predictions::is_jsonl(path) {
         return predictions::read_lines(path);
     }
     let text = read_text(path)?;
+    if keyed_by_index(&text) {
+        return predictions::read_keyed(path, items.len(), gold_file);
+    }
     let mut by_id: HashMap<String, String> = HashMap::new();
     let mut count = 0;
     for (line, json) in json_lines(&text) {
@@ -185,6 +201,27 @@ mod tests {
             read_predictions(&pred, &items, &gold).unwrap(),
             vec!["SELECT 3", "SELECT 2"]
         );
+        // Keyed by index instead: JSON lines whose objects have `index`, or a `.json` file.
+        std::fs::write(
+            &pred,
+            "{\"index\": 1, \"prediction\": \"SELECT 2\"}\n{\"index\": 0, \"sql\": \"SELECT 3\"}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            read_predictions(&pred, &items, &gold).unwrap(),
+            vec!["SELECT 3", "SELECT 2"]
+        );
+        let json = dir.path().join("p.json");
+        std::fs::write(&json, r#"{"0": "SELECT 3", "1": "SELECT 2"}"#).unwrap();
+        assert_eq!(
+            read_predictions(&json, &items, &gold).unwrap(),
+            vec!["SELECT 3", "SELECT 2"]
+        );
+        std::fs::write(&json, r#"{"0": "SELECT 3"}"#).unwrap();
+        let e = read_predictions(&json, &items, &gold)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no prediction for item 1"), "{e}");
     }
 
     #[test]

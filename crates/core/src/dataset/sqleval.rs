@@ -10,10 +10,12 @@
 //! ignored. Predictions, aligned with the questions:
 //! * `.csv` / `.tsv`: the column the manifest names, else `generated_query` (SQL-Eval's output
 //!   column);
-//! * `.jsonl`: one object per line with that field;
+//! * `.jsonl`: one object per line with that field; `.json`: a JSON array of such objects, or
+//!   one object whose keys are the questions' 0-based indexes and whose values are the queries
+//!   (`{"0": "SELECT …"}`, as BIRD's baselines write them);
 //! * anything else: one query per line.
 //!
-//! In table and JSON-lines files a row may carry an `index` (the question's 0-based row); then
+//! In table and JSON files a row may carry an `index` (the question's 0-based row); then
 //! rows are placed by it and may come in any order, else they are aligned by position.
 
 use std::collections::HashMap;
@@ -209,6 +211,7 @@ pub fn read_predictions(
                 .collect::<Result<_, DatasetError>>()?
         }
         "jsonl" => read_json_lines(path, column)?,
+        "json" => read_json(path, column)?,
         _ => return predictions::read_lines(path),
     };
     place(path, keyed, n_items)
@@ -220,6 +223,39 @@ fn parse_index(path: &Path, line: usize, text: &str) -> Result<usize, DatasetErr
         line,
         message: format!("index {text:?} is not a non-negative integer"),
     })
+}
+
+/// A `.json` prediction file: an object keyed by index, else a JSON array read as JSON lines are
+/// (its rows then have no line: errors name the file).
+fn read_json(
+    path: &Path,
+    column: &str,
+) -> Result<Vec<(usize, Option<usize>, String)>, DatasetError> {
+    let text = read_text(path)?;
+    if let Ok(serde_json::Value::Object(_)) = serde_json::from_str(&text) {
+        return Ok(predictions::keyed_entries(path)?
+            .into_iter()
+            .map(|(index, query, _)| (0, Some(index), query))
+            .collect());
+    }
+    let values: Vec<serde_json::Value> =
+        serde_json::from_str(&text).map_err(|e| DatasetError::Line {
+            path: path.to_path_buf(),
+            line: e.line(),
+            message: format!("not a JSON array or object keyed by index: {e}"),
+        })?;
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(k, value)| {
+            let at = |message: String| DatasetError::File {
+                path: path.to_path_buf(),
+                message: format!("object {k}: {message}"),
+            };
+            let (index, query) = row_of(&value, column, at)?;
+            Ok((0, index, query))
+        })
+        .collect()
 }
 
 fn read_json_lines(
@@ -239,27 +275,38 @@ fn read_json_lines(
         };
         let value: serde_json::Value =
             serde_json::from_str(line).map_err(|e| at(format!("invalid JSON: {e}")))?;
-        let obj = value
-            .as_object()
-            .ok_or_else(|| at("not a JSON object".into()))?;
-        let query = match obj.get(column) {
-            Some(serde_json::Value::String(s)) => s.clone(),
-            // A model that produced nothing: judged as an empty prediction.
-            Some(serde_json::Value::Null) => String::new(),
-            Some(other) => return Err(at(format!("field {column:?} is not a string: {other}"))),
-            None => return Err(at(format!("no field {column:?}"))),
-        };
-        let index = match obj.get("index") {
-            None => None,
-            Some(v) => Some(
-                v.as_u64()
-                    .and_then(|i| usize::try_from(i).ok())
-                    .ok_or_else(|| at(format!("index {v} is not a non-negative integer")))?,
-            ),
-        };
+        let (index, query) = row_of(&value, column, at)?;
         out.push((n + 1, index, query));
     }
     Ok(out)
+}
+
+/// One prediction object's `index` (if it has one) and query (the field `column`; `null` is
+/// an empty prediction); `at` makes an error about it.
+fn row_of(
+    value: &serde_json::Value,
+    column: &str,
+    at: impl Fn(String) -> DatasetError,
+) -> Result<(Option<usize>, String), DatasetError> {
+    let obj = value
+        .as_object()
+        .ok_or_else(|| at("not a JSON object".into()))?;
+    let query = match obj.get(column) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        // A model that produced nothing: judged as an empty prediction.
+        Some(serde_json::Value::Null) => String::new(),
+        Some(other) => return Err(at(format!("field {column:?} is not a string: {other}"))),
+        None => return Err(at(format!("no field {column:?}"))),
+    };
+    let index = match obj.get("index") {
+        None => None,
+        Some(v) => Some(
+            v.as_u64()
+                .and_then(|i| usize::try_from(i).ok())
+                .ok_or_else(|| at(format!("index {v} is not a non-negative integer")))?,
+        ),
+    };
+    Ok((index, query))
 }
 
 /// Puts rows in question order: by their `index` when every row has one, else by position.
@@ -274,14 +321,24 @@ fn place(
     let mut seen: HashMap<usize, usize> = HashMap::new();
     let mut out = vec![None; n_items];
     for (line, index, query) in rows {
-        let at = |message: String| DatasetError::Line {
-            path: path.to_path_buf(),
-            line,
-            message,
+        // Rows of a JSON array or keyed object have no line (0): their errors name the file.
+        let at = |message: String| match line {
+            0 => DatasetError::File {
+                path: path.to_path_buf(),
+                message,
+            },
+            line => DatasetError::Line {
+                path: path.to_path_buf(),
+                line,
+                message,
+            },
         };
         let index = index.ok_or_else(|| at("no index, but other rows have one".into()))?;
         if let Some(first) = seen.insert(index, line) {
-            return Err(at(format!("index {index} again (first on line {first})")));
+            return Err(at(match first {
+                0 => format!("index {index} again"),
+                first => format!("index {index} again (first on line {first})"),
+            }));
         }
         let slot = out.get_mut(index).ok_or_else(|| {
             at(format!(
@@ -400,5 +457,29 @@ mod tests {
         );
         let lines = write(dir.path(), "p.sql", "SELECT 1\nSELECT 2\n");
         assert_eq!(read_predictions(&lines, None, 2).unwrap().len(), 2);
+        // `.json`: an object keyed by index, or an array of rows (with or without `index`).
+        let keyed = write(
+            dir.path(),
+            "k.json",
+            r#"{"1": "SELECT 1", "0": "SELECT 0"}"#,
+        );
+        assert_eq!(
+            read_predictions(&keyed, None, 2).unwrap(),
+            vec!["SELECT 0", "SELECT 1"]
+        );
+        let e = read_predictions(&keyed, None, 3).unwrap_err().to_string();
+        assert!(e.contains("indices 2"), "{e}");
+        let array = write(
+            dir.path(),
+            "a.json",
+            r#"[{"index": 1, "generated_query": "SELECT 1"}, {"index": 0, "generated_query": "SELECT 0"}]"#,
+        );
+        assert_eq!(
+            read_predictions(&array, None, 2).unwrap(),
+            vec!["SELECT 0", "SELECT 1"]
+        );
+        let bad = write(dir.path(), "b.json", r#"[{"index": 0, "sql": "SELECT 0"}]"#);
+        let e = read_predictions(&bad, None, 1).unwrap_err().to_string();
+        assert!(e.ends_with("object 0: no field \"generated_query\""), "{e}");
     }
 }

@@ -4,7 +4,7 @@
 //! `[metrics.exec]`, the stricter execution match (duplicates counted, order where the gold
 //! orders, ties allowed), and the two be compared item by item (`spec/bird.md`).
 //!
-//! Its table takes the query limits only (`timeout_ms`, `max_rows`).
+//! Its table takes the query limits only (`timeout_ms`, `max_rows`, `max_steps`).
 
 use super::exec::Exec;
 use super::{Metric, MetricEntry, Resources};

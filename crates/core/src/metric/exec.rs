@@ -402,6 +402,13 @@ impl Metric for Exec {
         self.judge(item, prediction, &g, gold, databases, executor)
             .with_gold_flags(flags)
     }
+
+    fn gold_queries(&self, gold: &str) -> Option<super::GoldQueries> {
+        Some(super::GoldQueries {
+            alternatives: vec![self.planned(gold).plan.sql.clone()],
+            limits: self.limits,
+        })
+    }
 }
 
 impl Exec {
@@ -868,6 +875,32 @@ mod tests {
         assert_eq!(judge(generous, gold, slow).status, Status::Correct);
         assert_eq!(
             judge(classical(), gold, "SELECT count(name) FROM s").status,
+            Status::Correct
+        );
+    }
+
+    #[test]
+    fn an_absolute_step_budget_stops_gold_and_prediction_alike() {
+        let gold = "SELECT count(*) FROM s";
+        let slow = "SELECT count(*) FROM s WHERE (WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL \
+                    SELECT x + 1 FROM n WHERE x < 300000) SELECT count(*) FROM n) > 0";
+        let budget = |max_steps| ExecOptions {
+            limits: QueryLimits {
+                max_steps,
+                ..QueryLimits::default()
+            },
+            ..ExecOptions::default()
+        };
+        // Without a budget the slow prediction is right; with one it stops, on every run.
+        assert_eq!(judge(budget(None), gold, slow).status, Status::Correct);
+        let stopped = judge(budget(Some(100_000)), gold, slow);
+        assert_eq!(stopped.code, "step_budget", "{stopped:?}");
+        assert_eq!(judge(budget(Some(100_000)), gold, slow), stopped);
+        // The gold runs under it too: a gold past the budget is the gold's error.
+        let gold_past = judge(budget(Some(100_000)), slow, gold);
+        assert_eq!(gold_past.status, Status::GoldError, "{gold_past:?}");
+        assert_eq!(
+            judge(budget(Some(100_000)), gold, "SELECT count(name) FROM s").status,
             Status::Correct
         );
     }

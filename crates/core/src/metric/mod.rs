@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::backend::Database;
+use crate::backend::{Database, Limits};
 use crate::config::{ManifestError, Section};
 use crate::dataset::Item;
 
@@ -229,6 +229,23 @@ pub trait Metric: Send + Sync + fmt::Debug {
     fn corpus_scores(&self, _pairs: &[(&Item, &str)]) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+
+    /// The gold's queries as this metric runs them, and their limits: what the gold checks
+    /// ([`crate::gold_check`]) run, so that the executor's gold cache answers them. `None` for
+    /// a metric that runs no query.
+    fn gold_queries(&self, _gold: &str) -> Option<GoldQueries> {
+        None
+    }
+}
+
+/// A gold as a metric runs it ([`Metric::gold_queries`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GoldQueries {
+    /// The queries, in the order the metric tries them (one for most metrics; SQL-Eval's
+    /// `{a,b}` alternatives expanded).
+    pub alternatives: Vec<String>,
+    /// The limits they run under.
+    pub limits: Limits,
 }
 
 /// The query limits of a metric's table when the metric has no options of its own

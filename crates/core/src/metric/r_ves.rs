@@ -9,7 +9,7 @@
 //! The item's score (`r_ves`) is 100·√reward: 0 when not set-equal, else 50, 70.71, 86.60,
 //! 100 or 111.80; a set's R-VES is its mean over the scored items. The verdict is correct when
 //! set-equal. A backend that counts no steps (PostgreSQL) gives no score: the item is skipped.
-//! Options: the query limits (`timeout_ms`, `max_rows`).
+//! Options: the query limits (`timeout_ms`, `max_rows`, `max_steps`).
 
 use sqlsuite_reference::bird;
 

@@ -5,7 +5,7 @@
 //!
 //! The verdict is correct at a score of 1; the score (`soft_f1`, 0–1) is averaged over the
 //! scored items in summaries, which is BIRD's Soft-F1 of the set (times 100). Options: the
-//! query limits (`timeout_ms`, `max_rows`).
+//! query limits (`timeout_ms`, `max_rows`, `max_steps`).
 
 use sqlsuite_reference::bird;
 

@@ -213,6 +213,13 @@ impl Metric for Sqleval {
         }
         weakest.unwrap_or_else(|| Verdict::skipped("missing_database", "no database for the item"))
     }
+
+    fn gold_queries(&self, gold: &str) -> Option<super::GoldQueries> {
+        Some(super::GoldQueries {
+            alternatives: self.alternatives(gold),
+            limits: self.limits,
+        })
+    }
 }
 
 /// The table pandas would build from a result (`DataFrame(rows, columns)` for SQLite,

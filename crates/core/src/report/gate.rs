@@ -65,8 +65,6 @@ mod tests {
             by_hardness: Vec::new(),
             by_turn: Default::default(),
             correct_kinds: Default::default(),
-            gold_flags: Default::default(),
-            flagged_golds: 0,
             by_category: Default::default(),
             interactions: None,
             score_sums: Vec::new(),

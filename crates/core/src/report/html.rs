@@ -1,7 +1,8 @@
 //! The HTML report (`sqlsuite report`): one self-contained file (styles and script inline, no
 //! request to anywhere) for a person to read one prediction set, optionally against another.
 //!
-//! It shows the provenance, each metric's summary, accuracy per hardness, per `db_id` and per
+//! It shows the provenance, each metric's summary, what the gold checks found (a "Gold
+//! checks" section: each flagged item with its check and reason, and a mark on its row), accuracy per hardness, per `db_id` and per
 //! category, and one row per item with a search box and filters; an item that is not correct
 //! expands to its gold, prediction and failure message. With a second set (`--against`), the
 //! items whose verdict flipped come first, regressions before fixes. An item with a minimal
@@ -45,6 +46,49 @@ struct Page {
     codes: Vec<String>,
     regressed: usize,
     fixed: usize,
+    gold_checks: GoldChecksSection,
+}
+
+/// The "Gold checks" section: the count line and one row per finding.
+#[derive(Serialize)]
+struct GoldChecksSection {
+    line: String,
+    rows: Vec<FindingRow>,
+}
+
+#[derive(Serialize)]
+struct FindingRow {
+    /// The item's index as the items table shows it (its anchor `item-<index>`).
+    index: String,
+    db_id: String,
+    check: &'static str,
+    reason: String,
+    gold: String,
+}
+
+fn gold_checks_section(run: &Run) -> GoldChecksSection {
+    let width = run.index_width();
+    GoldChecksSection {
+        line: super::gold_checks::line(&run.gold_checks),
+        rows: run
+            .gold_checks
+            .findings
+            .iter()
+            .map(|f| FindingRow {
+                index: format!("{:0width$}", f.item),
+                db_id: run
+                    .items
+                    .get(f.item)
+                    .map_or_else(String::new, |i| i.db_id.clone()),
+                check: f.check,
+                reason: f.reason.clone(),
+                gold: run
+                    .items
+                    .get(f.item)
+                    .map_or_else(String::new, |i| i.gold.clone()),
+            })
+            .collect(),
+    }
 }
 
 #[derive(Serialize)]
@@ -96,6 +140,8 @@ struct Row {
     evidence: Option<String>,
     gold: String,
     prediction: String,
+    /// `(check, reason)` of each gold check that flags the item's gold.
+    gold_checks: Vec<(&'static str, String)>,
     /// The exec metric's counterexample as small tables: each table the queries read, then
     /// both results on it (empty without one).
     counterexample: Vec<CxTable>,
@@ -298,6 +344,11 @@ pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<Strin
                 gold: item.gold.clone(),
                 prediction: judged.prediction.to_owned(),
                 counterexample: counterexample_tables(judged.result),
+                gold_checks: run
+                    .gold_checks
+                    .of_item(i)
+                    .map(|f| (f.check, f.reason.clone()))
+                    .collect(),
             }
         })
         .collect();
@@ -336,6 +387,7 @@ pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<Strin
         db_ids,
         hardnesses,
         codes: all_codes,
+        gold_checks: gold_checks_section(run),
     };
     let mut env = Environment::new();
     // The name ends in `.html`: minijinja escapes every value for HTML.

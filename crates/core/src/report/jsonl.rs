@@ -30,9 +30,11 @@
 //! the SQL out of the answer, how and from which lines: `"extracted":{"found":"fence",
 //! "lines":[2,4]}`.
 //!
-//! Each prediction set's lines start with one line of provenance (it has no `index`):
-//! `{"dataset":"spider","predictions":"dev_1","provenance":{"sqlsuite":"0.1.0",…}}`
-//! ([`crate::provenance`]).
+//! Each prediction set's lines start with one line of provenance and gold checks (it has no
+//! `index`): `{"dataset":"spider","predictions":"dev_1","provenance":{"sqlsuite":"0.1.0",…},
+//! "gold_checks":{"items":1034,"flagged":40,"counts":{"empty_result":12,…},"findings":[{"index":
+//! 42,"db_id":"…","check":"empty_result","reason":"returns no row on …"},…]}}`
+//! ([`crate::provenance`], [`crate::gold_check`]).
 
 use serde::Serialize;
 
@@ -49,6 +51,43 @@ struct ProvenanceLine<'a> {
     dataset: &'a str,
     predictions: &'a str,
     provenance: SetProvenance<'a>,
+    gold_checks: GoldChecksField<'a>,
+}
+
+/// The header's `gold_checks`: counts and every finding.
+#[derive(Serialize)]
+struct GoldChecksField<'a> {
+    items: usize,
+    flagged: usize,
+    counts: std::collections::BTreeMap<&'static str, usize>,
+    findings: Vec<FindingField<'a>>,
+}
+
+#[derive(Serialize)]
+struct FindingField<'a> {
+    index: usize,
+    db_id: &'a str,
+    check: &'static str,
+    reason: &'a str,
+}
+
+fn gold_checks(run: &Run) -> GoldChecksField<'_> {
+    let checks = &run.gold_checks;
+    GoldChecksField {
+        items: checks.items,
+        flagged: checks.flagged_items(),
+        counts: checks.counts(),
+        findings: checks
+            .findings
+            .iter()
+            .map(|f| FindingField {
+                index: run.items.get(f.item).map_or(f.item, |i| i.index),
+                db_id: run.items.get(f.item).map_or("", |i| i.db_id.as_str()),
+                check: f.check,
+                reason: &f.reason,
+            })
+            .collect(),
+    }
 }
 
 #[derive(Serialize)]
@@ -93,6 +132,7 @@ pub fn lines(run: &Run, set: &SetRun) -> Vec<String> {
         dataset: &run.dataset,
         predictions: &set.name,
         provenance: run.provenance_of(set),
+        gold_checks: gold_checks(run),
     };
     // Serialising strings, numbers and TOML values cannot fail.
     let mut out = vec![serde_json::to_string(&provenance).unwrap_or_default()];

@@ -3,6 +3,7 @@
 //! * [`message`]: a failed trial's message (gold, prediction, reason, differing rows).
 //! * [`outcome`]: a prediction's trial outcome (passed, failed with the message, ignored).
 //! * [`summary`]: counts and accuracy overall, per reason and per database.
+//! * [`gold_checks`]: what the gold checks found, as a count line and a list.
 //! * [`spider_table`]: the official Spider evaluator's table (per hardness, partial scores, turns).
 //! * [`snapshot`]: the insta snapshot of a prediction set and the accepted one read back.
 //! * [`snapshot_change`]: what changed against the accepted snapshot, flipped items first.
@@ -17,6 +18,7 @@
 
 pub mod diff;
 pub mod gate;
+pub mod gold_checks;
 #[cfg(feature = "html")]
 pub mod html;
 pub mod jsonl;

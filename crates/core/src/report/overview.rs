@@ -31,6 +31,8 @@ struct Page {
     items: usize,
     metrics: Vec<MetricTable>,
     provenance: Vec<(String, String)>,
+    /// The gold checks' count line (the list is in each set's report).
+    gold_checks: String,
     /// The items as JSON ([`Data`]), safe inside `<script>`.
     data: String,
 }
@@ -234,6 +236,7 @@ pub fn render(run: &Run) -> Result<String, RenderError> {
     // Serialising strings and numbers cannot fail.
     let data = serde_json::to_string(&data(run, &messages)).unwrap_or_default();
     let page = Page {
+        gold_checks: super::gold_checks::line(&run.gold_checks),
         dataset: run.dataset.clone(),
         sets: run.sets.iter().map(|s| s.name.clone()).collect(),
         items: run.items.len(),

@@ -34,6 +34,9 @@ pub fn render(run: &Run, set: &SetRun) -> String {
         set.name,
         run.provenance_of(set).render_for_snapshot()
     );
+    out.push('\n');
+    out.push_str(&super::gold_checks::line(&run.gold_checks));
+    out.push('\n');
     for metric in &run.metrics {
         out.push('\n');
         out.push_str(&Summary::of(run, set, metric).render());

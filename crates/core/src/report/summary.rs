@@ -65,11 +65,6 @@ pub struct Summary {
     /// Correct items by code, when a metric tells kinds of correct apart (SQL-Eval: `correct`
     /// for an exact match, `correct_subset` for a subset match only).
     pub correct_kinds: BTreeMap<String, usize>,
-    /// Gold-quality flag → items whose verdict carries it ([`crate::metric::Verdict::gold_flags`]),
-    /// and how many items carry at least one.
-    pub gold_flags: BTreeMap<String, usize>,
-    /// Items whose verdict carries at least one gold flag.
-    pub flagged_golds: usize,
     /// Per `db_id`.
     pub by_db: BTreeMap<String, Tally>,
     /// Per Spider hardness (items labelled by [`HARDNESS`], with `[dataset] tables`), in the
@@ -112,8 +107,6 @@ impl Summary {
             total: Tally::default(),
             reasons: BTreeMap::new(),
             correct_kinds: BTreeMap::new(),
-            gold_flags: BTreeMap::new(),
-            flagged_golds: 0,
             by_db: BTreeMap::new(),
             by_hardness: Vec::new(),
             by_category: BTreeMap::new(),
@@ -130,10 +123,6 @@ impl Summary {
                 continue;
             };
             s.total.add(v.status);
-            for flag in &v.gold_flags {
-                *s.gold_flags.entry((*flag).to_owned()).or_default() += 1;
-            }
-            s.flagged_golds += usize::from(!v.gold_flags.is_empty());
             if matches!(v.status, Status::Correct | Status::Incorrect) {
                 for (name, value) in v.scores.iter() {
                     match s.score_sums.iter_mut().find(|(n, _)| n == name) {
@@ -250,7 +239,7 @@ impl Summary {
         out
     }
 
-    /// Headline, graded score means, reasons, kinds of correct, gold flags, interactions:
+    /// Headline, graded score means, reasons, kinds of correct, interactions:
     /// everything but the group tables.
     pub fn render_overview(&self) -> String {
         let mut out = String::new();
@@ -304,19 +293,6 @@ impl Summary {
                 })
                 .collect();
             let _ = writeln!(out, "  correct, by kind: {}", kinds.join(", "));
-        }
-        if !self.gold_flags.is_empty() {
-            let flags: Vec<String> = self
-                .gold_flags
-                .iter()
-                .map(|(flag, n)| format!("{flag} {n}"))
-                .collect();
-            let _ = writeln!(
-                out,
-                "  golds flagged: {} ({})",
-                self.flagged_golds,
-                flags.join(", ")
-            );
         }
         if let Some(t) = &self.interactions {
             let _ = writeln!(

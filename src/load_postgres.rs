@@ -1,0 +1,76 @@
+//! `sqlsuite load-postgres`: copy the SQLite test suite a PostgreSQL manifest names
+//! (`[databases] suite`, `name` with `{file}`) to its server, one database per file
+//! (`sqlsuite::backend::postgres_load`), the manifest's read-only role granted `SELECT` alone.
+
+use std::collections::BTreeSet;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use sqlsuite::backend::postgres_load::load_suite;
+use sqlsuite::backend::Naming;
+use sqlsuite::Manifest;
+
+use crate::cli::LoadPostgresArgs;
+
+pub fn run(args: &LoadPostgresArgs) -> anyhow::Result<ExitCode> {
+    let manifest = Manifest::load(&args.manifest)?;
+    let composition = sqlsuite::registry::compose_for_writing_databases(&manifest)?;
+    let databases = composition.databases.as_ref();
+    let Some((Naming::Suite { files, names }, reader)) =
+        databases.map(|d| (&d.naming, d.connection.as_deref()))
+    else {
+        anyhow::bail!(
+            "{}: [databases] names no suite to load (backend = \"postgres\" with `suite`)",
+            args.manifest.display()
+        );
+    };
+    let reader = reader
+        .map(sqlsuite::backend::postgres_load::connection_user)
+        .transpose()?
+        .flatten();
+    let admin = std::env::var(&args.admin_env).with_context(|| {
+        format!(
+            "environment variable {} (a superuser's connection string)",
+            args.admin_env
+        )
+    })?;
+    let items = (composition.format.read_gold)(&composition.inputs)?;
+    let db_ids: Vec<String> = items
+        .iter()
+        .map(|i| i.db_id.clone())
+        .filter(|d| args.only.is_empty() || args.only.contains(d))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let loaded = load_suite(&admin, files, names, &db_ids, reader.as_deref())?;
+    let (mut fresh, mut reused, mut failed, mut nulled) = (0, 0, 0, 0);
+    for l in &loaded {
+        match &l.outcome {
+            Ok(r) if r.reused => reused += 1,
+            Ok(r) => {
+                fresh += 1;
+                for (column, n) in &r.nulled {
+                    nulled += n;
+                    println!("{}: {column}: {n} values no PostgreSQL column of its type holds, loaded as NULL", l.database);
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("{}: {e}", l.file.display());
+            }
+        }
+    }
+    println!(
+        "{} databases: {fresh} loaded ({nulled} values as NULL), {reused} already loaded from the same file, {failed} failed",
+        loaded.len()
+    );
+    if loaded.is_empty() {
+        anyhow::bail!("no file matches {files} for {}", db_ids.join(", "));
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
