@@ -356,11 +356,10 @@ fn report(suite: &Suite) -> Result<(), Failed> {
     all_right(problems)
 }
 
-/// Every gold of the suite's schemas judged correct against itself by every metric of the
-/// manifest, on every database of its suite; items of other schemas are skipped (no database).
-fn golds_right(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
-    let items: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(&manifest.gold)?)?;
+/// The BIRD gold file written as a prediction set in BIRD's JSON format (`{"0": "SQL\t----- bird
+/// -----\tdb_id", …}`), in a temporary directory kept as long as the first value lives.
+pub(crate) fn golds_as_predictions(gold: &Path) -> Result<(tempfile::TempDir, PathBuf), Failed> {
+    let items: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(gold)?)?;
     let keyed: BTreeMap<String, String> = items
         .iter()
         .enumerate()
@@ -373,6 +372,13 @@ fn golds_right(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let gold_set = dir.path().join("gold.json");
     std::fs::write(&gold_set, serde_json::to_string(&keyed)?)?;
+    Ok((dir, gold_set))
+}
+
+/// Every gold of the suite's schemas judged correct against itself by every metric of the
+/// manifest, on every database of its suite; items of other schemas are skipped (no database).
+fn golds_right(manifest: &Manifest, suite: &Suite) -> Result<(), Failed> {
+    let (_dir, gold_set) = golds_as_predictions(&manifest.gold)?;
     let eval = suite.evaluation(
         manifest,
         &[("gold".to_owned(), gold_set)],

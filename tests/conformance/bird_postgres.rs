@@ -607,20 +607,7 @@ fn golds_run(context: &Context, suite: &Suite) -> Result<(), Failed> {
 
 /// The golds as a prediction set, judged against themselves by every metric.
 fn golds_right(context: &Context, suite: &Suite) -> Result<(), Failed> {
-    let items: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(&context.manifest.gold)?)?;
-    let keyed: BTreeMap<String, String> = items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let sql = item["SQL"].as_str().unwrap_or_default();
-            let db = item["db_id"].as_str().unwrap_or_default();
-            (i.to_string(), format!("{sql}\t----- bird -----\t{db}"))
-        })
-        .collect();
-    let dir = tempfile::tempdir()?;
-    let gold_set = dir.path().join("gold.json");
-    std::fs::write(&gold_set, serde_json::to_string(&keyed)?)?;
+    let (_dir, gold_set) = crate::bird::golds_as_predictions(&context.manifest.gold)?;
     let run = suite
         .evaluation(&context.manifest, &[("gold".to_owned(), gold_set)])?
         .run_all();
