@@ -18,7 +18,8 @@ use sqlsuite::registry;
 /// metric's manifest table (`[metrics.exec]`, spec/manifest.md), as keyword arguments.
 /// Databases are opened read-only, every query runs under the metric's limits, and gold results
 /// are kept for the judge's life: a gold judged again (other predictions, later batches) does
-/// not run again.
+/// not run again. An `exec` judge stops a prediction at its first row the gold's set lacks
+/// (`stop_at_foreign_row`, on unless given: [`JUDGE_STOPS_AT_FOREIGN_ROWS`]).
 #[pyclass(frozen, module = "sqlsuite")]
 pub struct Judge {
     locator: DatabaseLocator,
@@ -118,6 +119,12 @@ impl Judge {
     }
 }
 
+/// The metric whose judge stops a prediction at its first row the gold's set lacks unless told
+/// otherwise (`stop_at_foreign_row`, spec/exec.md): a judge is one metric, and a reward needs the
+/// verdict, not the rest of a wrong result. A manifest's default is off (its metrics share
+/// each whole result).
+const JUDGE_STOPS_AT_FOREIGN_ROWS: &str = "exec";
+
 /// The metric `name` of the registry, built from its options as a manifest table (JSON text).
 fn build(name: &str, options_json: &str) -> Result<Box<dyn Metric>, String> {
     let entry = registry::METRICS
@@ -135,9 +142,14 @@ fn build(name: &str, options_json: &str) -> Result<Box<dyn Metric>, String> {
             "{name} runs no query: a judge runs queries on databases"
         ));
     }
-    let options: toml::Value = serde_json::from_str::<serde_json::Value>(options_json)
-        .map_err(|e| e.to_string())
-        .and_then(|v| toml::Value::try_from(v).map_err(|e| e.to_string()))?;
+    let mut options =
+        serde_json::from_str::<serde_json::Value>(options_json).map_err(|e| e.to_string())?;
+    if let (JUDGE_STOPS_AT_FOREIGN_ROWS, Some(table)) = (name, options.as_object_mut()) {
+        table
+            .entry("stop_at_foreign_row")
+            .or_insert(serde_json::Value::Bool(true));
+    }
+    let options = toml::Value::try_from(options).map_err(|e| e.to_string())?;
     let mut document = toml::map::Map::new();
     let mut metrics = toml::map::Map::new();
     metrics.insert(name.to_owned(), options);

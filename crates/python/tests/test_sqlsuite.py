@@ -165,3 +165,28 @@ def test_hostile_predictions_change_no_byte_and_every_call_returns(tmp_path):
     assert not Path("/tmp/sqlsuite_py_attack.sqlite").exists()
     reasons = {v.reason for v in verdicts}
     assert "timeout" in reasons or "step_budget" in reasons or "resource_limit" in reasons, reasons
+
+
+def test_a_bird_judge_stops_at_the_first_row_the_gold_lacks(tmp_path):
+    db = tmp_path / "s" / "s.sqlite"
+    db.parent.mkdir()
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE t (a INTEGER)")
+    con.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(1000)])
+    con.commit()
+    con.close()
+    pattern = str(tmp_path / "{db_id}" / "{db_id}.sqlite")
+    stopping = sqlsuite.Judge(pattern, compat="bird")
+    whole = sqlsuite.Judge(pattern, compat="bird", stop_at_foreign_row=False)
+    gold = "SELECT a FROM t WHERE a < 10"
+    # A foreign row (10), then an integer overflow the whole run reaches: incorrect both ways.
+    pred = "SELECT a FROM t WHERE a >= 10 UNION ALL SELECT abs(-9223372036854775807 - 1)"
+    stopped, ran = stopping.judge(gold, pred, "s"), whole.judge(gold, pred, "s")
+    assert (stopped.status, stopped.reason) == ("incorrect", "rows_differ"), stopped
+    assert "(10,)" in stopped.message and stopped.prediction_steps is None
+    assert (ran.status, ran.reason) == ("incorrect", "sql_error"), ran
+    # Both sides of the set rule: the same verdicts and reasons where nothing is cut short.
+    for pred in ["SELECT DISTINCT a FROM t WHERE a < 10", "SELECT a FROM t WHERE a < 9", "SELECT a, a FROM t"]:
+        a, b = stopping.judge(gold, pred, "s"), whole.judge(gold, pred, "s")
+        assert (a.status, a.reason) == (b.status, b.reason), (pred, a, b)
+    assert stopping.judge(gold, "SELECT a FROM t WHERE a < 10 UNION ALL SELECT 0", "s").correct

@@ -297,6 +297,16 @@ pub enum QueryError {
     /// `temp_file_limit`, a value past its size limit); the server's message.
     #[error("server resource limit: {0}")]
     ServerLimit(String),
+    /// A row the caller's admission check refused ([`Backend::execute_admitting`]); the query
+    /// was stopped there, the rest of its rows not fetched.
+    #[error(
+        "returned a row the caller does not admit: {}",
+        crate::denotation::format_row(row)
+    )]
+    Refused {
+        /// The refused row.
+        row: Vec<Value>,
+    },
     /// The database could not be opened.
     #[error("cannot open database {path}: {message}")]
     Open {
@@ -321,9 +331,13 @@ impl QueryError {
             | QueryError::ValueTooLarge { .. }
             | QueryError::ServerLimit(_) => "resource_limit",
             QueryError::Open { .. } => "open_error",
+            QueryError::Refused { .. } => "refused_row",
         }
     }
 }
+
+/// Which result rows a caller admits ([`Backend::execute_admitting`]).
+pub type Admit<'a> = &'a (dyn Fn(&[Value]) -> bool + Sync);
 
 /// The one thing a backend does.
 pub trait Backend: Send + Sync + fmt::Debug {
@@ -333,6 +347,25 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// Runs `sql` on `db` under `limits`. The database must never change, whatever `sql` says.
     fn execute(&self, db: &Database, sql: &str, limits: &Limits)
         -> Result<ResultTable, QueryError>;
+
+    /// [`Backend::execute`], stopping at the first row `admit` refuses
+    /// ([`QueryError::Refused`]): a caller that only asks whether every row is one it expects
+    /// (BIRD's comparison of row sets) need not fetch the rows after a wrong one. By default
+    /// the query runs whole and its rows are checked after it; SQLite checks each row as it
+    /// comes.
+    fn execute_admitting(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &Limits,
+        admit: Admit<'_>,
+    ) -> Result<ResultTable, QueryError> {
+        let table = self.execute(db, sql, limits)?;
+        match table.rows.iter().find(|row| !admit(row)) {
+            Some(row) => Err(QueryError::Refused { row: row.clone() }),
+            None => Ok(table),
+        }
+    }
 
     /// A run begins (an [`Executor`](crate::executor::Executor) is made): a backend that keeps
     /// what it learnt of a database between queries looks at the database again before using

@@ -41,7 +41,9 @@ use toml::Spanned;
 
 use super::prepare_bounds;
 use super::sqlite_clock::connect;
-use super::{Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError, QUERY_STACK};
+use super::{
+    Admit, Backend, BackendEntry, Database, Databases, Limits, Naming, QueryError, QUERY_STACK,
+};
 use crate::clock::Clock;
 use crate::config::{ManifestError, Section};
 use crate::denotation::{ResultTable, Value};
@@ -185,6 +187,21 @@ impl Backend for Sqlite {
             });
         };
         with_connection(path, self.clock, |conn| run_query(conn, sql, limits))
+    }
+
+    fn execute_admitting(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &Limits,
+        admit: Admit<'_>,
+    ) -> Result<ResultTable, QueryError> {
+        let Some(path) = db.as_file() else {
+            return self.execute(db, sql, limits);
+        };
+        with_connection(path, self.clock, |conn| {
+            run_query_admitting(conn, sql, limits, Some(admit))
+        })
     }
 
     fn clock(&self) -> Clock {
@@ -534,14 +551,25 @@ fn decode_text(bytes: &[u8]) -> String {
 /// has the connection): on a stack deep enough for SQLite's recursion (the work pool's threads
 /// have one; elsewhere a fresh one is mapped), and again alone if it ran out of memory.
 pub fn run_query(conn: &Connection, sql: &str, limits: &Limits) -> Result<ResultTable, QueryError> {
+    run_query_admitting(conn, sql, limits, None)
+}
+
+/// [`run_query`], stopping at the first row `admit` refuses ([`QueryError::Refused`]): the
+/// rows after it are never fetched.
+pub fn run_query_admitting(
+    conn: &Connection,
+    sql: &str,
+    limits: &Limits,
+    admit: Option<Admit<'_>>,
+) -> Result<ResultTable, QueryError> {
     stacker::maybe_grow(STACK_RED_ZONE, QUERY_STACK, || {
         let shared = ALONE.read().unwrap_or_else(|e| e.into_inner());
-        let result = run_query_here(conn, sql, limits);
+        let result = run_query_here(conn, sql, limits, admit);
         drop(shared);
         match result {
             Err(QueryError::OutOfMemory { .. }) => {
                 let _alone = ALONE.write().unwrap_or_else(|e| e.into_inner());
-                run_query_here(conn, sql, limits)
+                run_query_here(conn, sql, limits, admit)
             }
             other => other,
         }
@@ -552,6 +580,7 @@ fn run_query_here(
     conn: &Connection,
     sql: &str,
     limits: &Limits,
+    admit: Option<Admit<'_>>,
 ) -> Result<ResultTable, QueryError> {
     if sql.contains('\0') {
         // SQLite would stop reading at it (running only what comes before); Python's sqlite3
@@ -584,7 +613,7 @@ fn run_query_here(
             max_blocks.is_some_and(|m| n > m) || Instant::now() >= deadline
         }),
     );
-    let result = fetch(conn, sql, limits, deadline);
+    let result = fetch(conn, sql, limits, deadline, admit);
     conn.progress_handler(0, None::<fn() -> bool>);
     let steps = blocks.load(Ordering::Relaxed) * STEP_BLOCK as u64;
     match result {
@@ -612,6 +641,7 @@ fn fetch(
     sql: &str,
     limits: &Limits,
     deadline: Instant,
+    admit: Option<Admit<'_>>,
 ) -> Result<ResultTable, QueryError> {
     let err = |e| sql_error(e, deadline, limits.timeout);
     if let Some(why) = prepare_bounds::check(sql) {
@@ -657,6 +687,9 @@ fn fetch(
             values.push(v);
         }
         limits.check_bytes(bytes)?;
+        if admit.is_some_and(|admit| !admit(&values)) {
+            return Err(QueryError::Refused { row: values });
+        }
         table.rows.push(values);
     }
     drop(rows);
@@ -745,6 +778,65 @@ mod tests {
         let r = Sqlite::default().execute(&db, sql, &limits());
         assert_eq!(r, Err(QueryError::Timeout { ms: 300 }));
         assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_refused_row_stops_the_query_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = scratch_db(dir.path());
+        let budget = Limits {
+            max_steps: Some(100_000),
+            ..limits()
+        };
+        let endless =
+            "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT x FROM n";
+        // Whole, it runs into its budget; its first row refused, it stops there.
+        let whole = Sqlite::default().execute(&db, endless, &budget);
+        assert!(matches!(whole, Err(QueryError::Budget { .. })), "{whole:?}");
+        let below_three = |row: &[Value]| matches!(row, [Value::Int(x)] if *x < 3);
+        let stopped = Sqlite::default().execute_admitting(&db, endless, &budget, &below_three);
+        assert_eq!(
+            stopped,
+            Err(QueryError::Refused {
+                row: vec![Value::Int(3)]
+            })
+        );
+        // Every row admitted: the same table as a plain run; the default (run whole, then
+        // look) agrees.
+        let sql = "SELECT a, b FROM t";
+        let all = |_: &[Value]| true;
+        let plain = Sqlite::default().execute(&db, sql, &limits());
+        assert_eq!(
+            Sqlite::default().execute_admitting(&db, sql, &limits(), &all),
+            plain
+        );
+        let not_two = |row: &[Value]| row[0] != Value::Int(2);
+        let refused = Err(QueryError::Refused {
+            row: vec![Value::Int(2), Value::Text("y".into())],
+        });
+        assert_eq!(
+            Sqlite::default().execute_admitting(&db, sql, &limits(), &not_two),
+            refused
+        );
+        #[derive(Debug)]
+        struct Whole;
+        impl Backend for Whole {
+            fn name(&self) -> &'static str {
+                "whole"
+            }
+            fn execute(
+                &self,
+                db: &Database,
+                sql: &str,
+                l: &Limits,
+            ) -> Result<ResultTable, QueryError> {
+                Sqlite::default().execute(db, sql, l)
+            }
+        }
+        assert_eq!(
+            Whole.execute_admitting(&db, sql, &limits(), &not_two),
+            refused
+        );
     }
 
     #[test]

@@ -46,6 +46,15 @@ pub struct ExecOptions {
     /// told it from the gold to a minimal counterexample (`spec/counterexample.md`). Off by
     /// default: it runs both queries again, many times.
     pub counterexamples: bool,
+    /// Where rows are compared as sets (`compat = "bird"`), stop a prediction at its first row
+    /// the gold's set lacks: it is incorrect whatever follows, so the rest is not fetched (a
+    /// cartesian product costs a row). The verdict is the same; its reason is `rows_differ`
+    /// where the whole query would have gone on to fail (an error, a limit), and it names that
+    /// one row. Off by default: the metrics of a manifest share each prediction's whole result
+    /// (Soft-F1 reads it), and a query is never run twice on a database; a judge
+    /// (`sqlsuite.Judge`), one metric, turns it on. Where duplicates count, a prediction is
+    /// already stopped past the gold's number of rows.
+    pub stop_at_foreign_row: bool,
 }
 
 /// `compat = "…"`: the reference evaluator whose verdicts the metric reproduces.
@@ -93,6 +102,7 @@ impl Default for ExecOptions {
             compat: None,
             tie_aware_order: None,
             counterexamples: false,
+            stop_at_foreign_row: false,
         }
     }
 }

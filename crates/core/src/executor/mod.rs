@@ -22,7 +22,7 @@ use hashbrown::{Equivalent, HashMap};
 mod disk_cache;
 use disk_cache::DiskCache;
 
-use crate::backend::{Backend, Database, Limits, QueryError};
+use crate::backend::{Admit, Backend, Database, Limits, QueryError};
 use crate::denotation::ResultTable;
 
 /// What one execution produced.
@@ -144,6 +144,30 @@ impl Executor {
     /// A predicted query's result on `db` (memoised for this run only, whatever the time
     /// limit: see the module documentation).
     pub fn prediction(&self, db: &Database, sql: &str, limits: &Limits) -> Arc<QueryResult> {
+        self.prediction_run(db, sql, limits, None)
+    }
+
+    /// [`Executor::prediction`], stopping at the first row `admit` refuses
+    /// ([`QueryError::Refused`], [`Backend::execute_admitting`]). A result already known is
+    /// returned whole (the caller compares it); a refusal is not kept, since it depends on who
+    /// asked: another caller runs the query again.
+    pub fn prediction_admitting(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &Limits,
+        admit: Admit<'_>,
+    ) -> Arc<QueryResult> {
+        self.prediction_run(db, sql, limits, Some(admit))
+    }
+
+    fn prediction_run(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &Limits,
+        admit: Option<Admit<'_>>,
+    ) -> Arc<QueryResult> {
         let untimed = Limits {
             timeout: Duration::ZERO,
             ..*limits
@@ -159,8 +183,13 @@ impl Executor {
                 return Arc::clone(result);
             }
         }
-        let result = Arc::new(self.backend.execute(db, sql, limits));
-        *cached = Some((Arc::clone(&result), limits.timeout));
+        let result = Arc::new(match admit {
+            Some(admit) => self.backend.execute_admitting(db, sql, limits, admit),
+            None => self.backend.execute(db, sql, limits),
+        });
+        if !matches!(result.as_ref(), Err(QueryError::Refused { .. })) {
+            *cached = Some((Arc::clone(&result), limits.timeout));
+        }
         result
     }
 }

@@ -15,7 +15,7 @@
 //! a suite and over `plug_value`'s bounded candidates shares the private `Gold` and `Outcome`;
 //! the tests pin each verdict code and reason the spec lists.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -259,6 +259,11 @@ impl Exec {
         let nothing = || Arc::new(Ok(ResultTable::default()));
         let pred = match pred_sql.is_empty() {
             true => nothing(),
+            false if g.compare.as_sets && self.options.stop_at_foreign_row => {
+                let expected: HashSet<&[Value]> = gold.rows.iter().map(Vec::as_slice).collect();
+                let admit = |row: &[Value]| expected.contains(row);
+                executor.prediction_admitting(db, pred_sql, &limits, &admit)
+            }
             false => executor.prediction(db, pred_sql, &limits),
         };
         *steps = Some(Steps {
@@ -277,6 +282,15 @@ impl Exec {
                 );
                 let details = format!("{executed}{}", show_table("gold rows", gold));
                 return Err(Box::new(Verdict::incorrect("row_count", reason, details)));
+            }
+            Err(QueryError::Refused { row }) => {
+                let reason = format!(
+                    "values differ{on_db}: the prediction returns {}, a row the gold does not \
+                     (its other rows were not fetched)",
+                    format_row(row)
+                );
+                let details = format!("{executed}{}", show_table("gold rows", gold));
+                return Err(Box::new(Verdict::incorrect("rows_differ", reason, details)));
             }
             Err(e) => {
                 let mut reason = format!("prediction failed{on_db}: {e}");
@@ -655,6 +669,65 @@ mod tests {
         };
         let ex = super::super::ex::options(QueryLimits::default());
         (judge(ex, gold, pred).code, judge(strict, gold, pred).code)
+    }
+
+    #[test]
+    fn stopping_at_a_foreign_row_keeps_every_verdict_and_fetches_no_further() {
+        let ex = super::super::ex::options(QueryLimits::default());
+        let stopping = ExecOptions {
+            stop_at_foreign_row: true,
+            ..ex.clone()
+        };
+        let gold = "SELECT name FROM s WHERE age > 35";
+        // (prediction, why): both sides of the comparison, under sets.
+        let cases = [
+            ("SELECT name FROM s WHERE age >= 40", "the same set"),
+            (
+                "SELECT DISTINCT name FROM s WHERE age > 35",
+                "duplicates do not count",
+            ),
+            (
+                "SELECT name FROM s WHERE age > 45",
+                "a row missing, none foreign",
+            ),
+            ("SELECT name FROM s", "a foreign row first"),
+            (
+                "SELECT name, age FROM s WHERE age > 35",
+                "every row is of another width",
+            ),
+            ("SELECT name FROM s WHERE age > 99", "no row"),
+            ("SELECT nope FROM s", "an error before any row"),
+        ];
+        for (pred, why) in cases {
+            let (whole, stopped) = (
+                judge(ex.clone(), gold, pred),
+                judge(stopping.clone(), gold, pred),
+            );
+            assert_eq!(
+                whole.status, stopped.status,
+                "{why}: {whole:?} / {stopped:?}"
+            );
+            assert_eq!(whole.code, stopped.code, "{why}");
+        }
+        // A foreign row, then an error the whole run reaches: incorrect either way; stopped,
+        // the error is never reached and the verdict names the row.
+        let pred =
+            "SELECT name FROM s WHERE age < 35 UNION ALL SELECT abs(-9223372036854775807 - 1)";
+        let whole = judge(ex, gold, pred);
+        assert_eq!(
+            (whole.status, whole.code.as_str()),
+            (Status::Incorrect, "sql_error")
+        );
+        let stopped = judge(stopping, gold, pred);
+        assert_eq!(
+            (stopped.status, stopped.code.as_str()),
+            (Status::Incorrect, "rows_differ")
+        );
+        assert!(
+            stopped.reason.contains("returns ('a',)"),
+            "{}",
+            stopped.reason
+        );
     }
 
     #[test]

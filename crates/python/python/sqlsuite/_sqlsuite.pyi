@@ -24,6 +24,12 @@ class Judge:
     `databases` is a path pattern with `{db_id}` (one SQLite file per schema, or a glob naming
     a test suite); the keyword options are the metric's manifest table (`timeout_ms=2000`,
     `compat="test_suite_sql_eval"`, ...). Gold results are reused for the judge's life.
+
+    Where rows are compared as sets (`compat="bird"`), a judge of the `exec` metric stops a
+    prediction at its first row the gold lacks (`stop_at_foreign_row=True`, its default here,
+    off in manifests): the verdict is the one a whole run gives; the reason is `rows_differ`
+    where the whole query would have gone on to fail. Pass `stop_at_foreign_row=False` for
+    the reasons of `sqlsuite eval`.
     """
 
     def __init__(self, databases: str, metric: str = "exec", **options: object) -> None: ...
