@@ -628,8 +628,10 @@ fn prediction(manifest: &Path, set: &str, i: usize) -> String {
     p.expect("the set").queries[i].clone()
 }
 
+/// The text without its whitespace: what formatting the SQL may not change (it breaks lines
+/// and may drop the space before a comma).
 fn collapsed(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split_whitespace().collect()
 }
 
 /// The page of `b` against `a` (`report --predictions b --against a`) as a comparison:

@@ -6,7 +6,7 @@
 //! category, and one row per item with a search box and filters; an item opens to its question,
 //! its gold and prediction (line breaks at clauses, [`super::sql_format`]) and why it failed.
 //! With a second set (`--against`), the page is a comparison: A's accuracy, B's and the
-//! difference per metric and group ([`compare`], the numbers `sqlsuite diff` prints), the items
+//! difference per metric and group (`html/compare.rs`, the numbers `sqlsuite diff` prints), the items
 //! whose verdict flipped first (regressions before fixes) on the first screen, and each item
 //! opens to both sets' predictions. An item with a minimal counterexample
 //! (`spec/counterexample.md`) shows it as small tables: the rows left in each table the queries

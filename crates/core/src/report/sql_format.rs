@@ -45,7 +45,6 @@ mod tests {
             "SELECT name FROM WHERE WHERE age >",
         ] {
             let out = readable(sql);
-            eprintln!("{out}\n--");
             assert_eq!(tokens(&out), tokens(sql), "{out}");
         }
         let out = readable(
