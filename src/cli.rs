@@ -116,6 +116,9 @@ pub struct DiffArgs {
     /// Cut each query and reason to this many characters (0: never cut).
     #[arg(long, default_value_t = sqlsuite::report::diff::RenderOptions::default().width)]
     pub width: usize,
+    /// Add a row per `db_id` to the accuracy table.
+    #[arg(long)]
+    pub by_db: bool,
     #[command(flatten)]
     pub common: CommonArgs,
 }

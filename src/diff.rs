@@ -1,5 +1,6 @@
-//! `sqlsuite diff <manifest> A B [--reasons] [--width N]`: each metric's accuracy in prediction
-//! sets A and B and the difference, then the items whose verdict flipped, per metric, direction
+//! `sqlsuite diff <manifest> A B [--reasons] [--width N] [--by-db]`: each metric's accuracy in
+//! prediction sets A and B and the difference (per hardness, category, and `db_id` with
+//! `--by-db`), then the items whose verdict flipped, per metric, direction
 //! and reason. Exit status 0 when nothing regressed, 1 when some item regressed (correct in A,
 //! incorrect in B), 2 on a bad manifest, dataset or set name.
 
@@ -25,6 +26,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<ExitCode> {
     let options = RenderOptions {
         reasons: args.reasons,
         width: args.width,
+        by_db: args.by_db,
     };
     crate::emit(&diff.render(&run, &options))?;
     Ok(if diff.regressions() > 0 {

@@ -50,8 +50,10 @@ pub fn trials() -> Trials {
         "report::chromium::demo_search_and_filters",
         "report::chromium::demo_v2_against_v1",
         "report::chromium::demo_every_set",
-        "report::chromium::spider_dev_9_against_dev_1",
+        "report::chromium::spider_dev_2_against_dev_1",
         "report::chromium::gold_checks_section",
+        "report::chromium::demo_counterexamples",
+        "report::chromium::sortable_tables",
     ];
     match chromium::find() {
         None => trials.extend(browser_trials.map(|name| {
@@ -80,6 +82,16 @@ pub fn trials() -> Trials {
             let b = browser.clone();
             trials.push(Trial::test(browser_trials[4], move || {
                 gold_checks_section(&b);
+                Ok(())
+            }));
+            let b = browser.clone();
+            trials.push(Trial::test(browser_trials[5], move || {
+                counterexamples(&b);
+                Ok(())
+            }));
+            let b = browser.clone();
+            trials.push(Trial::test(browser_trials[6], move || {
+                sortable_tables(&b);
                 Ok(())
             }));
             trials.push(Trial::ignorable_test(browser_trials[3], move || {
@@ -509,7 +521,9 @@ fn pair_page(browser: &Path, manifest: &Path, a: &str, b: &str, name: &str) {
         );
         let table = chromium::element(
             &dom,
-            &format!("<table class=\"group\" data-metric=\"{metric}\" data-group=\"db_id\">"),
+            &format!(
+                "<table class=\"group sortable\" data-metric=\"{metric}\" data-group=\"db_id\">"
+            ),
             "</table>",
         )
         .unwrap_or_else(|| panic!("no {metric} db_id table"));
@@ -568,6 +582,152 @@ fn pair_page(browser: &Path, manifest: &Path, a: &str, b: &str, name: &str) {
 
     // (d) A screenshot, the failing item expanded.
     chromium::screenshot(browser, &page, &fragment, &chromium::screenshot_path(name));
+
+    // (e) The comparison: A/B/Δ as `sqlsuite diff` prints them, the flipped items on the first
+    // screen, `#open=` with a plain index, both predictions.
+    comparison(browser, &page, manifest, a, b, &regressed, name);
+}
+
+/// The accuracy table `sqlsuite diff <manifest> A B --by-db` prints: per metric, its rows
+/// `[label, A, B, Δ]` (all items first, then each group's).
+fn diff_table(manifest: &Path, a: &str, b: &str) -> Vec<(String, Vec<[String; 4]>)> {
+    let o = sqlsuite(&["diff", manifest.to_str().unwrap(), a, b, "--by-db"]);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let mut metrics: Vec<(String, Vec<[String; 4]>)> = Vec::new();
+    // The table: from the header line to the first empty line.
+    for line in text.lines().skip(3).take_while(|l| !l.is_empty()) {
+        let cells: Vec<String> = line
+            .split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let row: [String; 4] = cells
+            .clone()
+            .try_into()
+            .unwrap_or_else(|_| panic!("4 cells in {line:?}: {cells:?}"));
+        if line.starts_with(' ') {
+            metrics.last_mut().expect("a metric line first").1.push(row);
+        } else {
+            metrics.push((row[0].clone(), vec![row]));
+        }
+    }
+    assert!(!metrics.is_empty(), "no accuracy table in:\n{text}");
+    metrics
+}
+
+/// Prediction `set`'s text of item `i`, from its file.
+fn prediction(manifest: &Path, set: &str, i: usize) -> String {
+    let eval = Evaluation::open(manifest).unwrap();
+    let p = eval.dataset.predictions.iter().find(|p| p.name == set);
+    p.expect("the set").queries[i].clone()
+}
+
+/// The text without its whitespace: what formatting the SQL may not change (it breaks lines
+/// and may drop the space before a comma).
+fn collapsed(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
+/// The page of `b` against `a` (`report --predictions b --against a`) as a comparison:
+/// (1) each metric's A, B and Δ overall and per group are the rows `sqlsuite diff a b --by-db`
+/// prints, cell for cell; (2) on a 1280 × 800 first screen, flipped items' rows are drawn;
+/// (3) `#open=<index>` without padding opens a regressed item, which shows both sets' predictions
+/// (their texts, line breaks aside) and the gold; a 1280 × 800 screenshot of that.
+fn comparison(
+    browser: &Path,
+    page: &Path,
+    manifest: &Path,
+    b: &str,
+    a: &str,
+    regressed: &[usize],
+    name: &str,
+) {
+    let dom = chromium::dom(browser, page, "");
+    for (metric, cli) in diff_table(manifest, a, b) {
+        let overall = chromium::element(&dom, "<table id=\"comparison\"", "</table>")
+            .expect("the comparison table");
+        let mut rendered: Vec<[String; 4]> = chromium::rows(overall)
+            .into_iter()
+            .filter(|r| r[0] == metric)
+            .map(|r| [r[0].clone(), r[2].clone(), r[3].clone(), r[4].clone()])
+            .collect();
+        assert_eq!(rendered.len(), 1, "{metric} in the comparison table");
+        let mut at = 0;
+        let start = format!("<table class=\"compare sortable\" data-metric=\"{metric}\"");
+        while let Some(table) = chromium::element(&dom[at..], &start, "</table>") {
+            at += dom[at..].find(&start).unwrap() + start.len();
+            rendered.extend(
+                chromium::rows(table)
+                    .into_iter()
+                    .map(|r| [r[0].clone(), r[2].clone(), r[3].clone(), r[4].clone()]),
+            );
+        }
+        assert_eq!(
+            rendered, cli,
+            "{metric}: the page's A, B, Δ against `diff --by-db`"
+        );
+        assert!(rendered.len() > 2, "{metric}: groups compared");
+    }
+
+    // (2) The first screen.
+    let probe = "var r = Array.prototype.filter.call(document.querySelectorAll('#items tr.item'), \
+        function (t) { return t.dataset.flip !== ''; }).map(function (t) { return t.cells[0].getBoundingClientRect(); }); \
+        document.documentElement.setAttribute('data-probe', JSON.stringify({flipped: r.length, \
+        first_screen: r.filter(function (b) { return b.top >= 0 && b.bottom <= innerHeight; }).length, height: innerHeight}));";
+    let dom = chromium::dom_after(browser, page, "", probe, (1280, 800));
+    let probe: serde_json::Value =
+        serde_json::from_str(&chromium::html_attribute(&dom, "data-probe").expect("the probe"))
+            .unwrap();
+    let (flipped, first) = (
+        probe["flipped"].as_u64().unwrap(),
+        probe["first_screen"].as_u64().unwrap(),
+    );
+    assert!(
+        flipped > 0 && first >= flipped.min(3) && probe["height"].as_u64() <= Some(800),
+        "flipped items on the first screen: {probe}"
+    );
+
+    // (3) `#open=6`: both predictions and the gold.
+    let eval = Evaluation::open(manifest).unwrap();
+    let index = regressed[0];
+    let dom = chromium::dom(browser, page, &format!("open={index}"));
+    let id = format!("{index:0w$}", w = eval.index_width());
+    let row = chromium::element(&dom, &format!("id=\"item-{id}\""), "</details>").expect("the row");
+    assert!(
+        row.contains("<details open=\"\">"),
+        "not expanded by open={index}: {row}"
+    );
+    for (set, role) in [(a, "A"), (b, "B")] {
+        let side = chromium::element(row, &format!("data-set=\"{set}\""), "</pre>")
+            .unwrap_or_else(|| panic!("no {set} side in {row}"));
+        assert!(side.contains(&format!("{role}: {set}")), "{side}");
+        let shown =
+            chromium::unescape(&side[side.find("<pre class=\"sql prediction\">").unwrap()..]);
+        let shown = &shown[shown.find('>').unwrap() + 1..];
+        assert_eq!(
+            collapsed(shown),
+            collapsed(&prediction(manifest, set, index)),
+            "{set}'s prediction of {index}"
+        );
+    }
+    let gold = chromium::element(row, "<pre class=\"sql gold\">", "</pre>").expect("the gold");
+    assert_eq!(
+        collapsed(&chromium::unescape(&gold[gold.find('>').unwrap() + 1..])),
+        collapsed(&eval.items()[index].gold)
+    );
+    chromium::screenshot_sized(
+        browser,
+        page,
+        &format!("open={index}"),
+        &chromium::screenshot_path(&format!("report-compare-{name}")),
+        (1280, 800),
+    );
 }
 
 /// The page of every set in Chromium: each set's numbers per metric are the command line's,
@@ -590,7 +750,7 @@ fn every_set_page(browser: &Path, manifest: &Path, name: &str) {
     for metric in numbers[sets[0]].keys() {
         let table = chromium::element(
             &dom,
-            &format!("<table class=\"sets\" data-metric=\"{metric}\">"),
+            &format!("<table class=\"sets sortable\" data-metric=\"{metric}\">"),
             "</table>",
         )
         .unwrap_or_else(|| panic!("no {metric} table"));
@@ -654,10 +814,10 @@ fn every_set_page(browser: &Path, manifest: &Path, name: &str) {
     chromium::screenshot(browser, &page, &fragment, &chromium::screenshot_path(name));
 }
 
-/// Spider, dev_9 against dev_1 (the shared data: ignored without it, failed under
-/// `SQLSUITE_REQUIRE_SHARED=1`): two sets without a slow prediction, since the page is built
-/// three times (the report, the command line's numbers, the failing item) and a prediction
-/// stopped at Spider's 10 s limit costs those 10 s each time.
+/// Spider, dev_2 against dev_1 (the shared data: ignored without it, failed under
+/// `SQLSUITE_REQUIRE_SHARED=1`): the pair the issue's comparison is measured on. The sets are
+/// evaluated four times (the report, `eval --format jsonl`, `diff --by-db`, the failing item);
+/// with Spider's step budget no prediction waits for a wall clock (about 25 s each, debug).
 fn spider_pair(browser: &Path) -> Result<Completion, Failed> {
     let gold = trials::shared_dir().join("data/spider/dev_gold.sql");
     if !gold.is_file() {
@@ -676,9 +836,9 @@ fn spider_pair(browser: &Path) -> Result<Completion, Failed> {
     pair_page(
         browser,
         &manifest,
-        "dev_9",
+        "dev_2",
         "dev_1",
-        "spider_dev_9_against_dev_1",
+        "spider_dev_2_against_dev_1",
     );
     Ok(Completion::Completed)
 }
@@ -723,5 +883,175 @@ fn gold_checks_section(browser: &Path) {
         &page,
         "gold-checks",
         &chromium::screenshot_path("gold_checks_fixture.png"),
+    );
+}
+
+/// The demo with `[metrics.exec] counterexamples = true` (a manifest in a temporary directory),
+/// v2 against v1: the regressed item with differing rows, opened by `#open=<index>`, shows both
+/// predictions and its counterexample as tables — one per table the library's counterexample
+/// keeps, then both results — and a 1280 × 800 screenshot of it.
+fn counterexamples(browser: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let demo_dir = demo().parent().unwrap().to_path_buf();
+    let manifest = dir.path().join("demo.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[dataset]\nname = \"demo\"\nformat = \"spider\"\ngold = \"{d}/gold.sql\"\n\
+             [databases]\npath = \"{d}/db/{{db_id}}/{{db_id}}.sql\"\n\
+             [[predictions]]\nname = \"v1\"\nfile = \"{d}/predictions/v1.txt\"\n\
+             [[predictions]]\nname = \"v2\"\nfile = \"{d}/predictions/v2.txt\"\n\
+             [metrics.exec]\ntimeout_ms = 2000\ncounterexamples = true\n",
+            d = demo_dir.display()
+        ),
+    )
+    .unwrap();
+    let eval = Evaluation::open(&manifest).unwrap();
+    let (regressed, _) = demo_flips(&eval);
+    // The library's counterexample of v2's regressed item.
+    let (index, shown) = regressed
+        .iter()
+        .find_map(|&i| {
+            let v = eval.judge(1, i).verdict("exec")?;
+            match v.counterexample.as_deref()? {
+                sqlsuite::counterexample::Found::Shown(c) => Some((i, c.clone())),
+                _ => None,
+            }
+        })
+        .expect("a regressed item with a counterexample");
+    let (page, _) = report(
+        dir.path(),
+        &manifest,
+        &["--predictions", "v2", "--against", "v1"],
+    );
+    let dom = chromium::dom(browser, &page, &format!("open={index}"));
+    let id = format!("{index:0w$}", w = eval.index_width());
+    let row = chromium::element(&dom, &format!("id=\"item-{id}\""), "</details>").expect("the row");
+    assert!(row.contains("<details open=\"\">"), "not expanded: {row}");
+    for (set, i) in [("v1", 0), ("v2", 1)] {
+        let side = chromium::element(row, &format!("data-set=\"{set}\""), "</pre>")
+            .unwrap_or_else(|| panic!("no {set} side"));
+        assert!(
+            collapsed(&chromium::unescape(side))
+                .contains(&collapsed(&eval.dataset.predictions[i].queries[index])),
+            "{set}'s prediction in {side}"
+        );
+    }
+    let block = chromium::element(row, "<div class=\"cx-block\" data-set=\"v2\">", "</div>")
+        .expect("v2's counterexample");
+    let captions: Vec<String> = block
+        .split("<caption>")
+        .skip(1)
+        .map(|c| chromium::unescape(&c[..c.find("</caption>").unwrap()]))
+        .collect();
+    let mut expected: Vec<String> = shown
+        .tables
+        .iter()
+        .map(|t| format!("counterexample: table {}", t.table))
+        .collect();
+    expected.extend(["gold on it".to_owned(), "prediction on it".to_owned()]);
+    assert_eq!(captions.len(), expected.len(), "{captions:?}");
+    for (caption, start) in captions.iter().zip(&expected) {
+        assert!(
+            caption.starts_with(start.as_str()),
+            "{caption:?} vs {start:?}"
+        );
+    }
+    // Each table's rows are the counterexample's (the first table's cells, as text).
+    let first =
+        chromium::rows(chromium::element(block, "<table class=\"cx\">", "</table>").unwrap());
+    let want: Vec<Vec<String>> = shown.tables[0]
+        .rows
+        .rows
+        .iter()
+        .map(|r| r.iter().map(ToString::to_string).collect())
+        .collect();
+    assert_eq!(first, want);
+    chromium::screenshot_sized(
+        browser,
+        &page,
+        &format!("open={index}"),
+        &chromium::screenshot_path("report-compare-demo_counterexample"),
+        (1280, 800),
+    );
+}
+
+/// The numbers of column `col` of each body row of a table (`-` as none).
+fn column(table: &str, col: usize) -> Vec<Option<f64>> {
+    chromium::rows(table)
+        .iter()
+        .map(|r| r[col].split(['%', ' ']).next().and_then(|n| n.parse().ok()))
+        .collect()
+}
+
+/// Clicking a header sorts: the comparison page's per-`db_id` table by Δ (ascending, then
+/// descending on a second click), and on the page of every set, the sets' table by accuracy and
+/// the items by `db_id` (the script's rows, page one). Also, on the comparison page, no chart
+/// label is cut: every label's box starts inside its chart.
+fn sortable_tables(browser: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let (page, _) = report(
+        dir.path(),
+        &demo(),
+        &["--predictions", "v2", "--against", "v1"],
+    );
+    let table = "table.compare[data-group=\"db_id\"]";
+    for (clicks, ascending) in [(1, true), (2, false)] {
+        let script = format!(
+            "var th = document.querySelector('{table} th:nth-child(5)'); for (var k = 0; k < {clicks}; k++) {{ th.click(); }}"
+        );
+        let dom = chromium::dom_after(browser, &page, "", &script, (1280, 800));
+        let t = chromium::element(
+            &dom,
+            "<table class=\"compare sortable\" data-metric=\"exec\" data-group=\"db_id\"",
+            "</table>",
+        )
+        .unwrap();
+        let deltas = column(t, 4);
+        let mut sorted = deltas.clone();
+        sorted.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        if !ascending {
+            sorted.reverse();
+        }
+        assert!(deltas.len() > 1);
+        assert_eq!(deltas, sorted, "{clicks} click(s)");
+        assert!(t.contains(if ascending {
+            "aria-sort=\"ascending\""
+        } else {
+            "aria-sort=\"descending\""
+        }));
+    }
+    // Chart labels whole (the charts are in the closed "v2 alone" part: opened first).
+    let script = "document.getElementById('summary-b').open = true; var xs = Array.prototype.map.call(\
+        document.querySelectorAll('svg.chart text[text-anchor=\"end\"]'), function (t) { return t.getBBox().x; }); \
+        document.documentElement.setAttribute('data-probe', JSON.stringify(xs));";
+    let dom = chromium::dom_after(browser, &page, "", script, (1280, 800));
+    let xs: Vec<f64> =
+        serde_json::from_str(&chromium::html_attribute(&dom, "data-probe").unwrap()).unwrap();
+    assert!(
+        !xs.is_empty() && xs.iter().all(|x| *x >= 0.0),
+        "label boxes start at {xs:?}"
+    );
+
+    // The page of every set.
+    let (page, _) = report(dir.path(), &demo(), &[]);
+    let script = "document.querySelector('table.sets th:nth-child(5)').click(); \
+        var h = document.querySelectorAll('#items > thead th')[1]; h.click(); h.click();";
+    let dom = chromium::dom_after(browser, &page, "", script, (1280, 800));
+    let sets = chromium::element(&dom, "<table class=\"sets sortable\"", "</table>").unwrap();
+    let accuracy = column(sets, 4);
+    assert!(accuracy.windows(2).all(|w| w[0] <= w[1]), "{accuracy:?}");
+    let items = chromium::element(&dom, "<table id=\"items\">", "</table>").unwrap();
+    let dbs: Vec<String> = chromium::rows(items)
+        .into_iter()
+        .map(|r| r[1].clone())
+        .collect();
+    assert!(
+        dbs.len() > 1 && dbs.windows(2).all(|w| w[0] >= w[1]),
+        "db_id descending: {dbs:?}"
+    );
+    assert!(
+        dbs.first() != dbs.last(),
+        "both databases on page one: {dbs:?}"
     );
 }

@@ -196,11 +196,11 @@ fn the_report_shows_birds_evidence() {
     let html = std::fs::read_to_string(&out_file).unwrap();
     // Item 0 is correct, item 1 is not: both show their evidence, escaped.
     assert!(
-        html.contains("evidence:   books &lt;means&gt; rows of books"),
+        html.contains("<b>evidence</b> books &lt;means&gt; rows of books"),
         "no evidence for the correct item"
     );
     assert!(
-        html.contains("evidence:   title &amp; nothing else"),
+        html.contains("<b>evidence</b> title &amp; nothing else"),
         "no evidence for the failing item"
     );
 }

@@ -43,8 +43,54 @@ pub fn dom(browser: &Path, page: &Path, fragment: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The DOM of a copy of the page with `script` run after the page's own (to click a header or
+/// measure where something is drawn), in a window of `width` × `height` pixels.
+pub fn dom_after(
+    browser: &Path,
+    page: &Path,
+    fragment: &str,
+    script: &str,
+    (width, height): (u32, u32),
+) -> String {
+    let html = std::fs::read_to_string(page).expect("the page");
+    let probe = page.with_extension("probe.html");
+    let at = html.rfind("</body>").expect("a </body>");
+    let text = format!("{}<script>{script}</script>{}", &html[..at], &html[at..]);
+    std::fs::write(&probe, text).expect("the probe page");
+    let out = run(
+        browser,
+        &probe,
+        fragment,
+        &[
+            "--dump-dom".to_owned(),
+            format!("--window-size={width},{height}"),
+            "--hide-scrollbars".to_owned(),
+        ],
+    );
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The value of attribute `name` on the page's `<html>` element (a probe's result).
+pub fn html_attribute(dom: &str, name: &str) -> Option<String> {
+    let html = &dom[dom.find("<html")?..];
+    let head = &html[..html.find('>')?];
+    let rest = &head[head.find(&format!(" {name}=\""))? + name.len() + 3..];
+    Some(unescape(&rest[..rest.find('"')?]))
+}
+
 /// Writes a PNG screenshot of the page (with `fragment` in the address) to `png`.
 pub fn screenshot(browser: &Path, page: &Path, fragment: &str, png: &Path) {
+    screenshot_sized(browser, page, fragment, png, (1280, 3000));
+}
+
+/// [`screenshot`] in a window of `width` × `height` pixels (1280 × 800: a laptop's first screen).
+pub fn screenshot_sized(
+    browser: &Path,
+    page: &Path,
+    fragment: &str,
+    png: &Path,
+    (width, height): (u32, u32),
+) {
     if let Some(dir) = png.parent() {
         std::fs::create_dir_all(dir).expect("the screenshot directory");
     }
@@ -55,7 +101,7 @@ pub fn screenshot(browser: &Path, page: &Path, fragment: &str, png: &Path) {
         fragment,
         &[
             format!("--screenshot={}", png.display()),
-            "--window-size=1280,3000".to_owned(),
+            format!("--window-size={width},{height}"),
             "--hide-scrollbars".to_owned(),
         ],
     );

@@ -1,6 +1,6 @@
 //! Two prediction sets of one dataset compared item by item (`sqlsuite diff`): each metric's
 //! accuracy in both sets and the difference (overall, per hardness and per category when the
-//! items have them), and the items whose verdict flipped between correct and incorrect, per
+//! items have them; per `db_id` on request), and the items whose verdict flipped between correct and incorrect, per
 //! metric, in each direction, grouped by reason.
 //!
 //! An item *regressed* under a metric when set A had it correct and set B incorrect (grouped by
@@ -13,12 +13,14 @@
 
 use std::collections::BTreeMap;
 
-use super::summary::{Summary, Tally};
+use super::comparison;
+use super::summary::Summary;
 use crate::metric::Status;
 use crate::run::{Run, SetRun};
 
 mod text;
 
+pub use super::comparison::{AccuracyRow, Grouping};
 pub use text::RenderOptions;
 
 /// Items by reason code, each list in item order.
@@ -35,59 +37,9 @@ pub struct MetricDiff {
     pub newly_correct: ByReason,
     /// Incorrect in both, with different reason codes.
     pub reason_changed: Vec<usize>,
-    /// Accuracy in A and in B: all items first, then per hardness, then per category (when the
-    /// items have them).
+    /// Accuracy in A and in B: all items first, then per hardness, per `db_id` and per category
+    /// (when the items have them; [`comparison::rows`]).
     pub accuracy: Vec<AccuracyRow>,
-}
-
-/// One row of the accuracy comparison: the items of one group (or all of them) in A and in B.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AccuracyRow {
-    /// `None` for all items; else the grouping (`hardness`, `category`) and the group (`easy`).
-    pub group: Option<(&'static str, String)>,
-    /// The group's tally in A.
-    pub a: Tally,
-    /// The group's tally in B.
-    pub b: Tally,
-}
-
-impl AccuracyRow {
-    /// B's accuracy minus A's, in percentage points.
-    pub fn delta_points(&self) -> f64 {
-        100.0 * (self.b.accuracy() - self.a.accuracy())
-    }
-}
-
-/// The rows of [`MetricDiff::accuracy`] from the two sets' summaries of one metric.
-fn accuracy_rows(a: &Summary, b: &Summary) -> Vec<AccuracyRow> {
-    let mut rows = vec![AccuracyRow {
-        group: None,
-        a: a.total.clone(),
-        b: b.total.clone(),
-    }];
-    let find = |groups: &[(String, Tally)], name: &str| {
-        groups
-            .iter()
-            .find(|(g, _)| g == name)
-            .map(|(_, t)| t.clone())
-            .unwrap_or_default()
-    };
-    // The items are the same in both sets, so both have the same groups.
-    for (name, ta) in &a.by_hardness {
-        rows.push(AccuracyRow {
-            group: Some(("hardness", name.clone())),
-            a: ta.clone(),
-            b: find(&b.by_hardness, name),
-        });
-    }
-    for (name, ta) in &a.by_category {
-        rows.push(AccuracyRow {
-            group: Some(("category", name.clone())),
-            a: ta.clone(),
-            b: b.by_category.get(name).cloned().unwrap_or_default(),
-        });
-    }
-    rows
 }
 
 impl MetricDiff {
@@ -121,7 +73,7 @@ impl Diff {
             .iter()
             .map(|m| MetricDiff {
                 metric: (*m).to_owned(),
-                accuracy: accuracy_rows(&Summary::of(run, a, m), &Summary::of(run, b, m)),
+                accuracy: comparison::rows(&Summary::of(run, a, m), &Summary::of(run, b, m)),
                 ..MetricDiff::default()
             })
             .collect();

@@ -3,12 +3,19 @@
 //!
 //! It shows the provenance, each metric's summary, what the gold checks found (a "Gold
 //! checks" section: each flagged item with its check and reason, and a mark on its row), accuracy per hardness, per `db_id` and per
-//! category, and one row per item with a search box and filters; an item that is not correct
-//! expands to its gold, prediction and failure message. With a second set (`--against`), the
-//! items whose verdict flipped come first, regressions before fixes. An item with a minimal
-//! counterexample (`spec/counterexample.md`) shows it as small tables: the rows left in each
-//! table the queries read, then both results on them. The template is
-//! `report.html.j2` beside this file, rendered with minijinja (which escapes every value).
+//! category, and one row per item with a search box and filters; an item opens to its question,
+//! its gold and prediction (line breaks at clauses, [`super::sql_format`]) and why it failed.
+//! With a second set (`--against`), the page is a comparison: A's accuracy, B's and the
+//! difference per metric and group (`html/compare.rs`, the numbers `sqlsuite diff` prints), the items
+//! whose verdict flipped first (regressions before fixes) on the first screen, and each item
+//! opens to both sets' predictions. An item with a minimal counterexample
+//! (`spec/counterexample.md`) shows it as small tables: the rows left in each table the queries
+//! read, then both results on them. Every table sorts by a click on a header. The templates are
+//! `report.html.j2` (with `report_items.html.j2` and `sortable.js.j2`) beside this file,
+//! rendered with minijinja (which escapes every value).
+
+mod compare;
+mod rows;
 
 use std::collections::BTreeMap;
 
@@ -17,15 +24,16 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use super::diff::Diff;
-use super::message;
 use super::snapshot::{self, Accepted};
 use super::summary::{Summary, Tally};
-use crate::counterexample::{Found, Rows};
 use crate::metric::exact_match::HARDNESS;
 use crate::metric::Status;
-use crate::run::{ItemResult, Run, SetRun};
+use crate::run::{Run, SetRun};
 
 const TEMPLATE: &str = include_str!("report.html.j2");
+const ITEMS_TEMPLATE: &str = include_str!("report_items.html.j2");
+/// The script that sorts a table by the header clicked (both report pages).
+pub(super) const SORTABLE: &str = include_str!("sortable.js.j2");
 
 /// Errors rendering the report (a template bug, never the data).
 #[derive(Debug, thiserror::Error)]
@@ -39,7 +47,9 @@ struct Page {
     against: Option<String>,
     provenance: String,
     metrics: Vec<MetricSection>,
-    items: Vec<Row>,
+    /// With another set: A's, B's accuracy and the difference per metric and group.
+    comparison: Vec<compare::MetricComparison>,
+    items: Vec<rows::Row>,
     db_ids: Vec<String>,
     /// Every hardness and every verdict code (`exec=row_count`) of the items, for the filters.
     hardnesses: Vec<String>,
@@ -103,6 +113,20 @@ struct MetricSection {
 pub(super) struct Group {
     pub label: String,
     pub rows: Vec<GroupRow>,
+    /// Where the chart's bars start: room for the longest name whole (at least 132 px).
+    pub bar_x: usize,
+}
+
+impl Group {
+    fn new(label: &str, rows: Vec<GroupRow>) -> Group {
+        // About 7 px per character of the chart's 11 px font, and a margin.
+        let longest = rows.iter().map(|r| r.name.chars().count()).max();
+        Group {
+            label: label.to_owned(),
+            bar_x: longest.map_or(132, |n| (n * 7 + 12).max(132)),
+            rows,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -117,85 +141,6 @@ pub(super) struct GroupRow {
     pub percent: f64,
 }
 
-#[derive(Serialize)]
-struct Row {
-    index: String,
-    db_id: String,
-    hardness: Option<String>,
-    category: Option<String>,
-    /// `correct`, `incorrect`, `gold_error` or `skipped` (the item's overall status).
-    status: &'static str,
-    /// `regressed`, `fixed` or empty.
-    flip: &'static str,
-    /// `exec=row_count exact_match=correct`.
-    codes: String,
-    /// The other set's codes, with `--against`.
-    against_codes: Option<String>,
-    /// The failure message (gold, prediction, reasons), for items not correct.
-    message: Option<String>,
-    /// The first metric's reason that is not correct (`exec: values differ`), or `correct`.
-    reason: String,
-    question: Option<String>,
-    /// BIRD's external knowledge, if the item has any.
-    evidence: Option<String>,
-    gold: String,
-    prediction: String,
-    /// `(check, reason)` of each gold check that flags the item's gold.
-    gold_checks: Vec<(&'static str, String)>,
-    /// The exec metric's counterexample as small tables: each table the queries read, then
-    /// both results on it (empty without one).
-    counterexample: Vec<CxTable>,
-}
-
-/// One small table of a counterexample.
-#[derive(Serialize)]
-struct CxTable {
-    caption: String,
-    columns: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
-impl CxTable {
-    fn of(caption: &str, rows: &Rows) -> CxTable {
-        let count = match rows.count {
-            Some(1) => "1 row".to_owned(),
-            Some(n) => format!("{n} rows"),
-            None => format!("more than {} rows", rows.at_least),
-        };
-        CxTable {
-            caption: format!("{caption} ({count})"),
-            columns: rows.columns.clone(),
-            rows: rows
-                .rows
-                .iter()
-                .map(|r| r.iter().map(ToString::to_string).collect())
-                .collect(),
-        }
-    }
-}
-
-/// The first shown counterexample of an item's verdicts as tables.
-fn counterexample_tables(result: &ItemResult) -> Vec<CxTable> {
-    let shown = result
-        .verdicts
-        .iter()
-        .find_map(|(_, v)| match v.counterexample.as_deref() {
-            Some(Found::Shown(c)) => Some(c),
-            _ => None,
-        });
-    let Some(c) = shown else {
-        return Vec::new();
-    };
-    let mut tables: Vec<CxTable> = c
-        .tables
-        .iter()
-        .map(|t| CxTable::of(&format!("counterexample: table {}", t.table), &t.rows))
-        .collect();
-    tables.push(CxTable::of("gold on it", &c.gold));
-    tables.push(CxTable::of("prediction on it", &c.predicted));
-    tables
-}
-
 pub(super) fn status_name(status: Status) -> &'static str {
     match status {
         Status::Correct => "correct",
@@ -206,10 +151,10 @@ pub(super) fn status_name(status: Status) -> &'static str {
 }
 
 pub(super) fn group(label: &str, tallies: &BTreeMap<String, Tally>) -> Group {
-    Group {
-        label: label.to_owned(),
-        rows: tallies.iter().map(|(name, t)| group_row(name, t)).collect(),
-    }
+    Group::new(
+        label,
+        tallies.iter().map(|(name, t)| group_row(name, t)).collect(),
+    )
 }
 
 fn group_row(name: &str, t: &Tally) -> GroupRow {
@@ -234,13 +179,15 @@ fn group_row(name: &str, t: &Tally) -> GroupRow {
 /// Accuracy per Spider hardness, in the official order (easy, medium, hard, extra), as the
 /// summary tallies it; `None` when the items have no hardness.
 pub(super) fn hardness_group(summary: &Summary) -> Option<Group> {
-    (!summary.by_hardness.is_empty()).then(|| Group {
-        label: HARDNESS.name.to_owned(),
-        rows: summary
-            .by_hardness
-            .iter()
-            .map(|(name, t)| group_row(name, t))
-            .collect(),
+    (!summary.by_hardness.is_empty()).then(|| {
+        Group::new(
+            HARDNESS.name,
+            summary
+                .by_hardness
+                .iter()
+                .map(|(name, t)| group_row(name, t))
+                .collect(),
+        )
     })
 }
 
@@ -253,25 +200,30 @@ pub enum Against<'a> {
     Snapshot(&'a Accepted),
 }
 
-/// The report of set `set`, against `against` if given.
-pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<String, RenderError> {
-    let mut regressed_items = Vec::new();
-    let mut fixed_items = Vec::new();
+/// The items that flipped: regressed and fixed, each in item order (or the diff's order).
+fn flips(run: &Run, set: &SetRun, against: Option<Against>) -> (Vec<usize>, Vec<usize>) {
+    let mut regressed = Vec::new();
+    let mut fixed = Vec::new();
     match against {
-        Some(Against::Set(b)) => {
-            for m in &Diff::of(run, b, set).metrics {
-                regressed_items.extend(m.regressed.values().flatten().copied());
-                fixed_items.extend(m.newly_correct.values().flatten().copied());
+        Some(Against::Set(a)) => {
+            for m in &Diff::of(run, a, set).metrics {
+                regressed.extend(m.regressed.values().flatten().copied());
+                fixed.extend(m.newly_correct.values().flatten().copied());
             }
         }
         Some(Against::Snapshot(accepted)) => {
             let f = snapshot::flips(set, accepted);
-            regressed_items = f.regressed;
-            fixed_items = f.fixed;
+            regressed = f.regressed;
+            fixed = f.fixed;
         }
         None => {}
     }
-    let against_codes = |i: usize| match against? {
+    (regressed, fixed)
+}
+
+/// The other side's codes of item `i`: the other set's, or the accepted snapshot's.
+fn against_codes(against: Option<Against>, i: usize) -> Option<String> {
+    match against? {
         Against::Set(b) => Some(b.results[i].codes()),
         Against::Snapshot(accepted) => Some(accepted.codes.get(&i).map_or_else(
             || "(not in the snapshot)".to_owned(),
@@ -283,19 +235,12 @@ pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<Strin
                     .join(" ")
             },
         )),
-    };
-    let flip = |i: usize| {
-        if regressed_items.contains(&i) {
-            "regressed"
-        } else if fixed_items.contains(&i) {
-            "fixed"
-        } else {
-            ""
-        }
-    };
+    }
+}
 
-    let metrics = run
-        .metrics
+/// Each metric's summary of the reported set, with its groups' tables.
+fn metric_sections(run: &Run, set: &SetRun) -> Vec<MetricSection> {
+    run.metrics
         .iter()
         .map(|&metric| {
             let s = Summary::of(run, set, metric);
@@ -310,68 +255,52 @@ pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<Strin
                 groups,
             }
         })
-        .collect();
+        .collect()
+}
 
-    let width = run.index_width();
-    let mut items: Vec<Row> = run
-        .items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let judged = run.judged(set, i);
-            let status = judged.result.status();
-            Row {
-                index: format!("{i:0width$}"),
-                db_id: item.db_id.clone(),
-                hardness: item.group(HARDNESS.name).map(str::to_owned),
-                category: item.category.clone(),
-                status: status_name(status),
-                flip: flip(i),
-                codes: judged.result.codes(),
-                against_codes: against_codes(i),
-                message: (status != Status::Correct).then(|| message::failure(judged)),
-                reason: judged
-                    .result
-                    .verdicts
-                    .iter()
-                    .find(|(_, v)| v.status != Status::Correct)
-                    .map_or_else(
-                        || "correct".to_owned(),
-                        |(m, v)| format!("{m}: {}", v.reason),
-                    ),
-                question: item.question.clone(),
-                evidence: item.evidence.clone().filter(|e| !e.is_empty()),
-                gold: item.gold.clone(),
-                prediction: judged.prediction.to_owned(),
-                counterexample: counterexample_tables(judged.result),
-                gold_checks: run
-                    .gold_checks
-                    .of_item(i)
-                    .map(|f| (f.check, f.reason.clone()))
-                    .collect(),
-            }
-        })
-        .collect();
+/// Every value of `values`, once, in the order `order` gives (then by name).
+fn distinct<K: Ord>(mut values: Vec<String>, order: impl Fn(&String) -> K) -> Vec<String> {
+    values.sort_by(|x, y| order(x).cmp(&order(y)).then(x.cmp(y)));
+    values.dedup();
+    values
+}
+
+/// The report of set `set`, against `against` if given.
+pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<String, RenderError> {
+    let (regressed, fixed) = flips(run, set, against);
+    let flip = |i: usize| {
+        if regressed.contains(&i) {
+            "regressed"
+        } else if fixed.contains(&i) {
+            "fixed"
+        } else {
+            ""
+        }
+    };
+    let other = match against {
+        Some(Against::Set(a)) => Some(a),
+        _ => None,
+    };
+    let codes_of = |i: usize| against_codes(against, i);
+    let cx = rows::Context {
+        run,
+        set,
+        other,
+        flip: &flip,
+        against_codes: &codes_of,
+    };
+    let mut items: Vec<rows::Row> = (0..run.items.len()).map(|i| rows::row(&cx, i)).collect();
     // Flipped items first: regressions, then fixes; each in item order (the sort is stable).
     items.sort_by_key(|r| match r.flip {
         "regressed" => 0,
         "fixed" => 1,
         _ => 2,
     });
-    let mut db_ids: Vec<String> = run.items.iter().map(|i| i.db_id.clone()).collect();
-    db_ids.sort();
-    db_ids.dedup();
-    let mut hardnesses: Vec<String> = items.iter().filter_map(|r| r.hardness.clone()).collect();
     let order = HARDNESS.order;
-    hardnesses.sort_by_key(|h| order.iter().position(|o| o == h).unwrap_or(order.len()));
-    hardnesses.dedup();
-    let mut all_codes: Vec<String> = items
-        .iter()
-        .flat_map(|r| r.codes.split(' ').map(str::to_owned))
-        .collect();
-    all_codes.sort();
-    all_codes.dedup();
-
+    let hardnesses = distinct(
+        items.iter().filter_map(|r| r.hardness.clone()).collect(),
+        |h| order.iter().position(|o| o == h).unwrap_or(order.len()),
+    );
     let page = Page {
         dataset: run.dataset.clone(),
         predictions: set.name.clone(),
@@ -380,18 +309,27 @@ pub fn render(run: &Run, set: &SetRun, against: Option<Against>) -> Result<Strin
             Against::Snapshot(_) => "the accepted snapshot".to_owned(),
         }),
         provenance: run.provenance_of(set).render(),
-        metrics,
+        metrics: metric_sections(run, set),
+        comparison: other.map_or_else(Vec::new, |a| compare::metrics(run, &Diff::of(run, a, set))),
         regressed: items.iter().filter(|r| r.flip == "regressed").count(),
         fixed: items.iter().filter(|r| r.flip == "fixed").count(),
-        items,
-        db_ids,
+        db_ids: distinct(run.items.iter().map(|i| i.db_id.clone()).collect(), |_| 0),
         hardnesses,
-        codes: all_codes,
+        codes: distinct(
+            items
+                .iter()
+                .flat_map(|r| r.codes.split(' ').map(str::to_owned))
+                .collect(),
+            |_| 0,
+        ),
+        items,
         gold_checks: gold_checks_section(run),
     };
     let mut env = Environment::new();
-    // The name ends in `.html`: minijinja escapes every value for HTML.
+    // The names end in `.html`: minijinja escapes every value for HTML.
     env.add_template("report.html", TEMPLATE)?;
+    env.add_template("report_items.html", ITEMS_TEMPLATE)?;
+    env.add_template("sortable.html", SORTABLE)?;
     Ok(env
         .get_template("report.html")?
         .render(minijinja::Value::from(Serde(&page)))?)

@@ -44,8 +44,17 @@ pub fn failure(judged: Judged<'_>) -> String {
 }
 
 /// The lines of each metric that did not pass: `exec: row count differs: …` and its details
-/// (the differing rows); empty for a correct prediction.
+/// (the differing rows) and counterexample; empty for a correct prediction.
 pub fn verdicts(result: &ItemResult) -> String {
+    verdict_lines(result, true)
+}
+
+/// [`verdicts`] without the counterexample's text (for a report that shows it as tables).
+pub fn verdicts_without_counterexample(result: &ItemResult) -> String {
+    verdict_lines(result, false)
+}
+
+fn verdict_lines(result: &ItemResult, counterexample: bool) -> String {
     let mut out = String::new();
     for (metric, v) in &result.verdicts {
         if v.status == Status::Correct {
@@ -67,7 +76,7 @@ pub fn verdicts(result: &ItemResult) -> String {
                 out.push('\n');
             }
         }
-        if let Some(found) = &v.counterexample {
+        if let Some(found) = v.counterexample.as_ref().filter(|_| counterexample) {
             out.push_str(&found.render());
         }
     }

@@ -10,12 +10,17 @@
 //! * [`jsonl`]: one machine-readable line per item and metric.
 //! * `junit` (cargo feature `junit`): JUnit XML, one test case per item.
 //! * [`gate`]: the CI gate's thresholds.
+//! * [`comparison`]: two prediction sets' accuracy side by side (A, B, Δ per group), which
+//!   `sqlsuite diff` prints and the HTML report of B against A renders.
 //! * [`diff`]: two prediction sets' flipped items (`sqlsuite diff`).
 //! * `html` (cargo feature `html`): the self-contained HTML report of a prediction set
 //!   (`sqlsuite report`).
+//! * `sql_format` (cargo feature `html`): SQL with line breaks at its clauses, for the HTML
+//!   reports.
 //! * `overview` (cargo feature `html`): the HTML report of every prediction set on one page
 //!   (`sqlsuite report`).
 
+pub mod comparison;
 pub mod diff;
 pub mod gate;
 pub mod gold_checks;
@@ -31,4 +36,6 @@ pub mod overview;
 pub mod snapshot;
 pub mod snapshot_change;
 pub mod spider_table;
+#[cfg(feature = "html")]
+pub mod sql_format;
 pub mod summary;

@@ -6,7 +6,8 @@
 //! Spider's 14 sets × 1034 items do not fit a table a browser opens quickly, so the items are a
 //! compact JSON document inside the page (texts stored once, however many sets predict them;
 //! verdicts as indices into a table of `(status, code)` pairs) that the page's script renders one
-//! page of rows at a time. The summary tables are plain HTML. The template is
+//! page of rows at a time (sorted by the header clicked). The summary tables are plain HTML,
+//! sorted by the header clicked (the script `sortable.js.j2`, shared with the report of one set). The template is
 //! `overview.html.j2`; every value it writes is escaped by minijinja, and the JSON document has
 //! every `<` written `\u003c`, so no text of it can close its `<script>` element.
 
@@ -251,6 +252,7 @@ pub fn render(run: &Run) -> Result<String, RenderError> {
     let mut env = Environment::new();
     // The name ends in `.html`: minijinja escapes every value for HTML (but `data`, marked safe).
     env.add_template("overview.html", TEMPLATE)?;
+    env.add_template("sortable.html", super::html::SORTABLE)?;
     Ok(env
         .get_template("overview.html")?
         .render(minijinja::Value::from(Serde(&page)))?)

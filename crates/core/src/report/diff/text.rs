@@ -19,12 +19,14 @@
 //!     why     values differ: …
 //! ```
 //!
-//! Every line is short: a query or reason has its whitespace collapsed and is cut to
+//! With [`RenderOptions::by_db`] the accuracy table has a row per `db_id` too (after the
+//! hardness rows). Every line is short: a query or reason has its whitespace collapsed and is cut to
 //! [`RenderOptions::width`] characters, saying how many it leaves out. The items whose reason
 //! changed (incorrect in both) are counted, and listed only with [`RenderOptions::reasons`].
 
 use std::fmt::Write as _;
 
+use super::super::comparison::{cell, Grouping};
 use super::super::message::one_line;
 use super::{ByReason, Diff, MetricDiff};
 use crate::metric::exact_match::HARDNESS;
@@ -37,6 +39,8 @@ pub struct RenderOptions {
     pub reasons: bool,
     /// Cut each query and reason to this many characters (0: never cut).
     pub width: usize,
+    /// Add the accuracy per `db_id` to the accuracy table.
+    pub by_db: bool,
 }
 
 impl Default for RenderOptions {
@@ -44,6 +48,7 @@ impl Default for RenderOptions {
         RenderOptions {
             reasons: false,
             width: 100,
+            by_db: false,
         }
     }
 }
@@ -57,7 +62,7 @@ pub(super) fn render(diff: &Diff, run: &Run, options: &RenderOptions) -> String 
         diff.b,
         run.items.len()
     );
-    accuracy_table(&mut out, diff);
+    accuracy_table(&mut out, diff, options);
     out.push('\n');
     for d in &diff.metrics {
         let hint = if !d.reason_changed.is_empty() && !options.reasons {
@@ -84,35 +89,18 @@ pub(super) fn render(diff: &Diff, run: &Run, options: &RenderOptions) -> String 
     out
 }
 
-/// `65.00% (13/20)`, or `-` when nothing was scored.
-fn accuracy_cell(t: &super::Tally) -> String {
-    if t.scored() == 0 {
-        "-".to_owned()
-    } else {
-        format!(
-            "{:.2}% ({}/{})",
-            100.0 * t.accuracy(),
-            t.correct,
-            t.scored()
-        )
-    }
-}
-
 /// Per metric: all items, then each group indented, with A, B and the difference.
-fn accuracy_table(out: &mut String, diff: &Diff) {
+/// The rows per `db_id` only with [`RenderOptions::by_db`].
+fn accuracy_table(out: &mut String, diff: &Diff, options: &RenderOptions) {
     let mut rows: Vec<[String; 4]> = Vec::new();
     for d in &diff.metrics {
         for row in &d.accuracy {
             let label = match &row.group {
                 None => d.metric.clone(),
+                Some((Grouping::DbId, _)) if !options.by_db => continue,
                 Some((_, group)) => format!("  {group}"),
             };
-            let delta = if row.a.scored() == 0 || row.b.scored() == 0 {
-                "-".to_owned()
-            } else {
-                format!("{:+.2}", row.delta_points())
-            };
-            rows.push([label, accuracy_cell(&row.a), accuracy_cell(&row.b), delta]);
+            rows.push([label, cell(&row.a), cell(&row.b), row.delta_cell()]);
         }
     }
     let header = [
