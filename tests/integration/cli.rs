@@ -302,6 +302,39 @@ fn jsonl_is_one_object_per_item_and_metric() {
     }
 }
 
+/// The lines `eval --format jsonl` streams are, byte for byte, those the library makes from the
+/// finished run (`report::jsonl::lines`, what the Python package returns), in the order the
+/// sets are asked for.
+#[test]
+fn streamed_jsonl_is_the_librarys_lines_of_the_whole_run() {
+    let out = sqlsuite(&[
+        "eval",
+        "datasets/demo/demo.toml",
+        "--format",
+        "jsonl",
+        "--predictions",
+        "v2",
+        "--predictions",
+        "v1",
+        "--jobs",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let eval = sqlsuite::Evaluation::open("datasets/demo/demo.toml").unwrap();
+    let run = eval.run(&[0, 1]);
+    let mut expected = String::new();
+    for set in &run.sets {
+        for line in sqlsuite::report::jsonl::lines(&run, set) {
+            expected.push_str(&line);
+            expected.push('\n');
+        }
+    }
+    let streamed = text(&out.stdout);
+    // The command prints the sets in the manifest's order whatever order they are named in.
+    assert_eq!(streamed, expected);
+    assert_eq!(streamed.lines().count(), 2 * 21);
+}
+
 /// A prediction stopped at the gold's row count (it has more) carries the gold's rows and no
 /// predicted row: its count is unknown, more than the gold's; a cell of every type is JSON
 /// (integers, text; `truncated` says rows are left out).
