@@ -1,13 +1,15 @@
 //! `sqlsuite eval` in the worker process ([`crate::supervise`] runs it): every chosen
 //! prediction set judged in one pass, verdicts streamed to the journal as they come (with
-//! `--resume`, only those the journal of an earlier run of the same evaluation lacks), then the
-//! output in the chosen format and the gate.
+//! `--resume`, only those the journal of an earlier run of the same evaluation lacks) and, with
+//! `--format jsonl`, to the output in order as soon as every item before them is judged
+//! ([`InOrder`]); then the other formats' output and the gate.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use sqlsuite::evaluation::in_order::{InOrder, Sink};
 use sqlsuite::evaluation::Watch;
 use sqlsuite::manifest::GateMode;
 use sqlsuite::metric;
@@ -16,7 +18,7 @@ use sqlsuite::report::snapshot::{self, Accepted};
 use sqlsuite::report::snapshot_change::count;
 use sqlsuite::report::summary::{Disagreement, Summary};
 use sqlsuite::report::{gate, jsonl, junit};
-use sqlsuite::run::SetRun;
+use sqlsuite::run::{Judged, SetRun};
 use sqlsuite::{Evaluation, ItemResult, Run};
 
 use crate::cli::{EvalArgs, Format};
@@ -36,6 +38,8 @@ struct Worker<'a> {
     /// (set, item) pairs whose verdicts came from the journal: not written to it again.
     restored: BTreeSet<(usize, usize)>,
     abort_on: Option<String>,
+    /// `--format jsonl`: the lines, in order as they come.
+    stream: Option<&'a dyn Watch>,
 }
 
 impl Watch for Worker<'_> {
@@ -55,9 +59,70 @@ impl Watch for Worker<'_> {
             }
             _ => {}
         }
+        // After the journal: what was printed is in the journal, so a worker that resumes
+        // after a death prints the same bytes first (the supervisor prints them once).
+        if let Some(stream) = self.stream {
+            stream.finished(set, item, result, elapsed);
+        }
         if let Some(bar) = self.bar {
             bar.inc();
         }
+    }
+}
+
+/// `--format jsonl` as a [`Sink`]: each set's first line (made before the run: nothing is
+/// computed while lines are written), then each item's lines, written as told.
+struct JsonLines<'a> {
+    eval: &'a Evaluation,
+    /// Per set position: its first line, until written.
+    headers: Vec<Option<String>>,
+    /// The first write that failed; nothing is written after it.
+    failed: Option<anyhow::Error>,
+}
+
+impl<'a> JsonLines<'a> {
+    fn new(eval: &'a Evaluation, sets: &[usize]) -> JsonLines<'a> {
+        let mut headers = vec![None; eval.dataset.predictions.len()];
+        for &set in sets {
+            headers[set] = Some(jsonl::header(
+                &eval.dataset.name,
+                &eval.dataset.predictions[set].name,
+                eval.provenance().of_set(set),
+                eval.gold_checks(),
+                eval.items(),
+            ));
+        }
+        JsonLines {
+            eval,
+            headers,
+            failed: None,
+        }
+    }
+
+    fn write(&mut self, text: &str) {
+        if self.failed.is_none() {
+            self.failed = emit(text).err();
+        }
+    }
+}
+
+impl Sink for JsonLines<'_> {
+    fn set_begins(&mut self, set: usize) {
+        if let Some(header) = self.headers.get_mut(set).and_then(Option::take) {
+            self.write(&format!("{header}\n"));
+        }
+    }
+
+    fn judged(&mut self, set: usize, item: usize, judged: Judged<'_>) {
+        let predictions = &self.eval.dataset.predictions[set];
+        let extracted = predictions.extracted.get(item).copied().flatten();
+        let name = &self.eval.dataset.name;
+        let mut text = String::new();
+        for line in jsonl::item_lines(name, &predictions.name, judged, extracted) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        self.write(&text);
     }
 }
 
@@ -190,6 +255,7 @@ fn probe(args: &EvalArgs, eval: &Evaluation, probe: &str) -> anyhow::Result<Exit
         journal,
         restored,
         abort_on: std::env::var(ABORT_ON).ok(),
+        stream: None,
     };
     worker.started(set, item);
     let result = eval.judge(set, item);
@@ -212,6 +278,8 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let abort_on = std::env::var(ABORT_ON).ok();
     let total = sets.len() * eval.items().len();
     let bar = progress::Progress::new(total as u64, "evaluating");
+    let stream = matches!(format, Format::Jsonl)
+        .then(|| InOrder::new(&eval, &sets, JsonLines::new(&eval, &sets)));
     // One pass over every (set, item) pair: both cores stay busy until the last item.
     let worker = Worker {
         eval: &eval,
@@ -219,20 +287,20 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         journal,
         restored,
         abort_on,
+        stream: stream.as_ref().map(|s| s as &dyn Watch),
     };
     let run = eval.run_watched(&sets, &worker);
     bar.finish();
+    drop(worker);
+    if let Some(failed) = stream.and_then(|s| s.finish().failed) {
+        return Err(failed);
+    }
     if let Format::Junit = format {
         emit(&junit::render(&run))?;
     }
 
     let mut gate_failures = Vec::new();
     for set in &run.sets {
-        if let Format::Jsonl = format {
-            for line in jsonl::lines(&run, set) {
-                emit(&format!("{line}\n"))?;
-            }
-        }
         for metric in &run.metrics {
             let summary = Summary::of(&run, set, metric);
             if let Format::Text = format {

@@ -4,9 +4,14 @@
 //! ([`crate::journal`]); when it dies, the predictions it shows running are each run alone in a
 //! probe process; one that dies alone gets the verdict `crash`, and the run continues from the
 //! journal (`--resume`: what finished is not judged again) with those verdicts given
-//! (`--crashed`). Output, gate and exit code are the worker's.
+//! (`--crashed`). Output, gate and exit code are the worker's. The worker's output passes
+//! through the supervisor as it comes (`--format jsonl` streams): a worker that resumes after a
+//! death prints again, first, the bytes its predecessor printed (they come from verdicts the
+//! journal holds, written before they were printed), and those are skipped here, so each is
+//! printed once.
 
 use std::ffi::OsString;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, ExitStatus, Stdio};
 
@@ -41,6 +46,8 @@ pub fn run(
     // After a death the worker continues from the journal (the user's `--resume` is among
     // `args` already).
     let mut add_resume = false;
+    // Bytes of output printed by the workers so far.
+    let mut printed: u64 = 0;
     loop {
         let mut worker = Command::new(std::env::current_exe()?);
         worker.args(&args).arg("--worker");
@@ -55,7 +62,11 @@ pub fn run(
                 .arg("--crashed")
                 .arg(format!("{}:{}:{}", c.item, c.status, c.set));
         }
-        let status = worker.status()?;
+        let mut child = worker.stdout(Stdio::piped()).spawn()?;
+        if let Some(out) = child.stdout.take() {
+            printed = printed.max(forward(out, printed)?);
+        }
+        let status = child.wait()?;
         let Some(death) = died(status) else {
             return Ok(ExitCode::from(
                 status.code().unwrap_or(1).clamp(0, 255) as u8
@@ -98,6 +109,34 @@ pub fn run(
                     names(&suspects)
                 );
             }
+        }
+    }
+}
+
+/// Copies a worker's output to ours as it comes, but for its first `skip` bytes (printed
+/// already); returns how many bytes the worker wrote. Where our output is closed (`| head`),
+/// stops reading: the worker's next write fails and it ends quietly.
+fn forward(mut out: impl Read, skip: u64) -> anyhow::Result<u64> {
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut read: u64 = 0;
+    let stdout = std::io::stdout();
+    loop {
+        let n = match out.read(&mut buffer) {
+            Ok(0) => return Ok(read),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => anyhow::bail!("cannot read the evaluation's output: {e}"),
+        };
+        let start = usize::try_from(skip.saturating_sub(read)).map_or(n, |s| s.min(n));
+        read += n as u64;
+        let mut lock = stdout.lock();
+        match lock
+            .write_all(&buffer[start..n])
+            .and_then(|()| lock.flush())
+        {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(read),
+            Err(e) => anyhow::bail!("cannot write the output: {e}"),
         }
     }
 }

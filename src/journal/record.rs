@@ -9,7 +9,8 @@
 //! and `message` its one line, as in `--format jsonl`; scores keep their order (a list of
 //! pairs); a number that is not finite is written as a string (`"NaN"`, `"inf"`, `"-inf"`).
 //! A counterexample (`counterexample`, [`sqlsuite::counterexample::Found`]) is written as serde
-//! writes it, `null` without one. Numbers round-trip exactly (serde_json's `float_roundtrip`, on for the whole build).
+//! writes it, `null` without one; so are the differing rows (`rows`,
+//! [`sqlsuite::metric::differing::DifferingRows`]). Numbers round-trip exactly (serde_json's `float_roundtrip`, on for the whole build).
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
@@ -40,6 +41,7 @@ fn verdict(metric: &str, v: &Verdict) -> Value {
         gold_flags,
         steps,
         counterexample,
+        rows,
     } = v;
     json!({
         "metric": metric,
@@ -52,6 +54,7 @@ fn verdict(metric: &str, v: &Verdict) -> Value {
         "scores": scores.iter().map(|(n, x)| json!([n, number(*x)])).collect::<Vec<_>>(),
         "gold_flags": gold_flags,
         "counterexample": counterexample,
+        "rows": rows,
     })
 }
 
@@ -152,6 +155,13 @@ fn read_verdict(v: &Value) -> Result<Verdict, String> {
             found => Some(Box::new(serde_json::from_value(found.clone()).map_err(
                 |e| format!("a counterexample that does not read back: {e}"),
             )?)),
+        },
+        rows: match &v["rows"] {
+            Value::Null => None,
+            rows => Some(Box::new(
+                serde_json::from_value(rows.clone())
+                    .map_err(|e| format!("differing rows that do not read back: {e}"))?,
+            )),
         },
     })
 }

@@ -265,6 +265,28 @@ fn jsonl_is_one_object_per_item_and_metric() {
         details.contains("only in gold (") && details.contains("only in prediction ("),
         "{item11}"
     );
+    // The same differing rows as data: each side's rows (at most 20), under its columns, and
+    // how many it has in all, as the details count them.
+    let rows = &item11["rows"];
+    assert_eq!(rows["database"], "school.sql", "{item11}");
+    assert_eq!(rows["shown"], "difference");
+    for (side, label) in [
+        ("gold", "only in gold ("),
+        ("predicted", "only in prediction ("),
+    ] {
+        let count = rows[side]["count"].as_u64().unwrap();
+        assert!(details.contains(&format!("{label}{count} row")), "{item11}");
+        let shown = rows[side]["rows"].as_array().unwrap();
+        assert_eq!(shown.len() as u64, count.min(20));
+        assert!(!rows[side]["columns"].as_array().unwrap().is_empty());
+    }
+    assert_eq!(rows["truncated"], false);
+    // Only incorrect verdicts whose rows differ carry rows.
+    for l in &lines {
+        let differ = ["rows_differ", "row_count", "column_count", "order"]
+            .contains(&l["reason"].as_str().unwrap());
+        assert_eq!(l.get("rows").is_some(), differ, "{l}");
+    }
     // The demo has no questions, hardness or categories; a correct item has no details.
     assert!(item11.get("question").is_none() && item11.get("hardness").is_none());
     assert!(lines[0]["verdict"] == "correct" && lines[0].get("details").is_none());
@@ -278,6 +300,72 @@ fn jsonl_is_one_object_per_item_and_metric() {
             assert!(l["steps"]["prediction"].is_u64(), "{l}");
         }
     }
+}
+
+/// The lines `eval --format jsonl` streams are, byte for byte, those the library makes from the
+/// finished run (`report::jsonl::lines`, what the Python package returns), in the order the
+/// sets are asked for.
+#[test]
+fn streamed_jsonl_is_the_librarys_lines_of_the_whole_run() {
+    let out = sqlsuite(&[
+        "eval",
+        "datasets/demo/demo.toml",
+        "--format",
+        "jsonl",
+        "--predictions",
+        "v2",
+        "--predictions",
+        "v1",
+        "--jobs",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let eval = sqlsuite::Evaluation::open("datasets/demo/demo.toml").unwrap();
+    let run = eval.run(&[0, 1]);
+    let mut expected = String::new();
+    for set in &run.sets {
+        for line in sqlsuite::report::jsonl::lines(&run, set) {
+            expected.push_str(&line);
+            expected.push('\n');
+        }
+    }
+    let streamed = text(&out.stdout);
+    // The command prints the sets in the manifest's order whatever order they are named in.
+    assert_eq!(streamed, expected);
+    assert_eq!(streamed.lines().count(), 2 * 21);
+}
+
+/// A prediction stopped at the gold's row count (it has more) carries the gold's rows and no
+/// predicted row: its count is unknown, more than the gold's; a cell of every type is JSON
+/// (integers, text; `truncated` says rows are left out).
+#[test]
+fn jsonl_rows_of_a_prediction_stopped_at_the_gold_row_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = std::fs::read_to_string(demo_dir().join("predictions/v1.txt")).unwrap();
+    let mut lines: Vec<&str> = v1.lines().collect();
+    // Item 1's gold has a few titles; every pair of books has many more rows.
+    lines[1] = "SELECT a.title, b.book_id FROM books AS a, books AS b";
+    let file = dir.path().join("wide.txt");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let manifest = demo_manifest(dir.path(), &[("wide", &file)], "");
+    let out = sqlsuite(&["eval", manifest.to_str().unwrap(), "--format", "jsonl"]);
+    let items = item_lines(&text(&out.stdout));
+    let item1 = items.iter().find(|l| l["index"] == 1).unwrap();
+    assert_eq!(item1["reason"], "row_count", "{item1}");
+    let rows = &item1["rows"];
+    let gold = rows["gold"]["count"].as_u64().unwrap();
+    assert!(gold > 0, "{item1}");
+    assert_eq!(rows["gold"]["rows"].as_array().unwrap().len() as u64, gold);
+    assert!(rows["gold"]["rows"][0][0].is_string(), "{item1}");
+    assert_eq!(
+        rows["predicted"]["count"],
+        serde_json::Value::Null,
+        "{item1}"
+    );
+    assert_eq!(rows["predicted"]["more_than"], gold, "{item1}");
+    assert_eq!(rows["predicted"]["rows"].as_array().unwrap().len(), 0);
+    assert_eq!(rows["shown"], "results");
+    assert_eq!(rows["truncated"], true);
 }
 
 #[test]
@@ -1353,6 +1441,14 @@ fn a_prediction_that_aborts_the_process_gets_crash_and_the_rest_their_verdicts()
     );
     assert_eq!(before.len(), 20);
     assert_eq!(after.len(), 20);
+    // Lines the dead worker printed (streamed) are not printed again by the one that resumed.
+    assert_eq!(
+        text(&out.stdout).lines().count(),
+        text(&plain.stdout).lines().count()
+    );
+    let indexes: Vec<&serde_json::Value> = after.iter().map(|l| &l["index"]).collect();
+    let in_order: Vec<serde_json::Value> = (0..20).map(serde_json::Value::from).collect();
+    assert_eq!(indexes, in_order.iter().collect::<Vec<_>>());
     for (b, a) in before.iter().zip(&after) {
         if a["index"] == 3 {
             assert_eq!(a["reason"], "crash", "{a}");

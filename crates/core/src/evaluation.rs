@@ -6,12 +6,13 @@
 //! (cargo-nextest) judges only its item. Each prediction is judged once per evaluation however
 //! many reports look at it.
 
+pub mod in_order;
+
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
-
-use rayon::prelude::*;
 
 use crate::backend::Databases;
 use crate::clock::{reads_clock, Clock, Moment};
@@ -415,15 +416,23 @@ impl Evaluation {
     /// slow prediction of one set does not leave a worker idle while another set waits),
     /// telling `watch` as each pair starts and finishes (on the worker that judges it): a
     /// journal of verdicts written as they come, a supervisor that must know which queries were
-    /// running when the process died.
+    /// running when the process died, lines streamed in order ([`in_order`]). Each worker takes
+    /// the next pair in order (sets in the order asked for, items in order), so pairs finish
+    /// roughly in that order and an in-order stream flows from the start.
     fn judge_watched(&self, sets: &[usize], watch: &dyn Watch) {
         let n = self.dataset.items.len();
+        let total = sets.len() * n;
+        let next = AtomicUsize::new(0);
         work_pool::run(|| {
-            (0..sets.len() * n).into_par_iter().for_each(|k| {
+            rayon::broadcast(|_| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= total {
+                    break;
+                }
                 let (set, item) = (sets[k / n], k % n);
                 if let Some(r) = self.computed(set, item) {
                     watch.finished(set, item, r, Duration::ZERO);
-                    return;
+                    continue;
                 }
                 watch.started(set, item);
                 let start = Instant::now();

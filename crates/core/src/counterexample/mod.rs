@@ -104,12 +104,22 @@ pub struct Rows {
 
 impl Rows {
     fn of(table: &ResultTable, shown: usize) -> Rows {
+        Rows::first(&table.columns, &table.rows, shown)
+    }
+
+    /// The first `shown` of `rows` (all of them counted), under `columns`.
+    pub fn first(columns: &[String], rows: &[Vec<Value>], shown: usize) -> Rows {
         Rows {
-            columns: table.columns.clone(),
-            rows: table.rows.iter().take(shown).cloned().collect(),
-            count: Some(table.rows.len()),
-            at_least: table.rows.len(),
+            columns: columns.to_vec(),
+            rows: rows.iter().take(shown).cloned().collect(),
+            count: Some(rows.len()),
+            at_least: rows.len(),
         }
+    }
+
+    /// Whether rows are left out: more than are shown, or a count not known.
+    pub fn truncated(&self) -> bool {
+        self.count != Some(self.rows.len())
     }
 }
 

@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::differing::DifferingRows;
 use super::{Metric, MetricEntry, Resources, Status, Steps, Verdict};
 use crate::backend::{Database, Limits, QueryError};
 use crate::config::{FromSection, ManifestError, Section};
@@ -281,7 +282,9 @@ impl Exec {
                     "row count differs{on_db}: gold has {cap}, prediction has more than {cap}"
                 );
                 let details = format!("{executed}{}", show_table("gold rows", gold));
-                return Err(Box::new(Verdict::incorrect("row_count", reason, details)));
+                let rows = DifferingRows::stopped(db.label(), gold, cap);
+                let verdict = Verdict::incorrect("row_count", reason, details).with_rows(rows);
+                return Err(Box::new(verdict));
             }
             Err(QueryError::Refused { row }) => {
                 let reason = format!(
@@ -319,20 +322,23 @@ impl Exec {
             }
         }
         let reason = format!("{diff}{on_db}");
-        match &diff {
+        let rows = match &diff {
             Difference::Rows {
                 only_gold,
                 only_predicted,
             } if !(only_gold.is_empty() && only_predicted.is_empty()) => {
                 details.push_str(&show_rows("only in gold", only_gold, &[]));
                 details.push_str(&show_rows("only in prediction", only_predicted, &[]));
+                DifferingRows::difference(db.label(), gold, only_gold, pred, only_predicted)
             }
             _ => {
                 details.push_str(&show_table("gold rows", gold));
                 details.push_str(&show_table("predicted rows", pred));
+                DifferingRows::results(db.label(), gold, pred)
             }
-        }
-        Err(Box::new(Verdict::incorrect(diff.code(), reason, details)))
+        };
+        let verdict = Verdict::incorrect(diff.code(), reason, details).with_rows(rows);
+        Err(Box::new(verdict))
     }
 }
 

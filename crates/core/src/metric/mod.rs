@@ -7,6 +7,7 @@
 
 mod bird_pair;
 pub mod bleu;
+pub mod differing;
 pub mod ex;
 pub mod exact_match;
 pub mod exec;
@@ -83,6 +84,9 @@ pub struct Verdict {
     /// The exec metric's minimal counterexample for an incorrect verdict whose rows differ,
     /// where asked for (`counterexamples = true`), or why none is shown.
     pub counterexample: Option<Box<crate::counterexample::Found>>,
+    /// For an incorrect exec verdict whose rows differ, those rows on the database that told
+    /// the queries apart, bounded ([`differing::DifferingRows`]).
+    pub rows: Option<Box<differing::DifferingRows>>,
 }
 
 /// Steps of the gold and of the prediction, summed over the databases the prediction ran on
@@ -129,6 +133,7 @@ impl Verdict {
             gold_flags: Vec::new(),
             steps: None,
             counterexample: None,
+            rows: None,
         }
     }
 
@@ -144,6 +149,7 @@ impl Verdict {
             gold_flags: Vec::new(),
             steps: None,
             counterexample: None,
+            rows: None,
         }
     }
 
@@ -159,6 +165,7 @@ impl Verdict {
             gold_flags: Vec::new(),
             steps: None,
             counterexample: None,
+            rows: None,
         }
     }
 
@@ -174,6 +181,7 @@ impl Verdict {
             gold_flags: Vec::new(),
             steps: None,
             counterexample: None,
+            rows: None,
         }
     }
 
@@ -192,6 +200,12 @@ impl Verdict {
     /// The same verdict with the queries' steps attached.
     pub fn with_steps(mut self, steps: Option<Steps>) -> Verdict {
         self.steps = steps;
+        self
+    }
+
+    /// The same verdict with the rows that told gold and prediction apart attached.
+    pub fn with_rows(mut self, rows: differing::DifferingRows) -> Verdict {
+        self.rows = Some(Box::new(rows));
         self
     }
 

@@ -19,6 +19,16 @@
 //! "prediction":6000}` (no `prediction` where it stopped at the time limit or the gold's row
 //! count; [`crate::metric::Steps`]).
 //!
+//! An incorrect exec verdict whose rows differ (`rows_differ`, `row_count`, `column_count`,
+//! `order`) carries those rows as data, from the database that told gold and prediction apart
+//! ([`crate::metric::differing`]): `"rows":{"database":"school.sql","shown":"difference",
+//! "gold":{"columns":["name"],"rows":[["Ann"]],"count":1},"predicted":{…},"truncated":false}`
+//! — `shown` is `difference` (the rows only one side has) or `results` (both whole results);
+//! each side at most [`crate::metric::differing::ROWS_PER_SIDE`] rows and its full `count`
+//! (`null` and `more_than` where the prediction was stopped at the gold's row count); cells as
+//! JSON numbers, strings and `null`, bytes as lowercase hex strings, a float that is not
+//! finite as its text (`"NaN"`, `"inf"`).
+//!
 //! The exec metric's minimal counterexample, where asked for (`counterexamples = true`;
 //! `spec/counterexample.md`): `"counterexample":{"database":"db.sqlite","original_rows":40,
 //! "rows":2,"other_rows":0,"minimal":true,"rechecked":true,"probes":31,"difference":"…",
@@ -35,16 +45,23 @@
 //! "gold_checks":{"items":1034,"flagged":40,"counts":{"empty_result":12,…},"findings":[{"index":
 //! 42,"db_id":"…","check":"empty_result","reason":"returns no row on …"},…]}}`
 //! ([`crate::provenance`], [`crate::gold_check`]).
+//!
+//! [`lines`] gives a whole set's lines from a [`Run`]; [`header`] and [`item_lines`] give them
+//! one at a time, for a writer that streams them as items are judged
+//! ([`crate::evaluation::in_order`]): the same bytes.
 
 use serde::Serialize;
 
 use crate::counterexample::{Found, Rows};
 use crate::dataset::extract::Extracted;
+use crate::dataset::Item;
 use crate::denotation::Value;
+use crate::gold_check::GoldChecks;
+use crate::metric::differing::DifferingRows;
 use crate::metric::exact_match::HARDNESS;
 use crate::metric::{Status, Steps};
 use crate::provenance::SetProvenance;
-use crate::run::{Run, SetRun};
+use crate::run::{Judged, Run, SetRun};
 
 #[derive(Serialize)]
 struct ProvenanceLine<'a> {
@@ -71,8 +88,7 @@ struct FindingField<'a> {
     reason: &'a str,
 }
 
-fn gold_checks(run: &Run) -> GoldChecksField<'_> {
-    let checks = &run.gold_checks;
+fn gold_checks<'a>(checks: &'a GoldChecks, items: &'a [Item]) -> GoldChecksField<'a> {
     GoldChecksField {
         items: checks.items,
         flagged: checks.flagged_items(),
@@ -81,8 +97,8 @@ fn gold_checks(run: &Run) -> GoldChecksField<'_> {
             .findings
             .iter()
             .map(|f| FindingField {
-                index: run.items.get(f.item).map_or(f.item, |i| i.index),
-                db_id: run.items.get(f.item).map_or("", |i| i.db_id.as_str()),
+                index: items.get(f.item).map_or(f.item, |i| i.index),
+                db_id: items.get(f.item).map_or("", |i| i.db_id.as_str()),
                 check: f.check,
                 reason: &f.reason,
             })
@@ -119,6 +135,8 @@ struct Line<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     extracted: Option<Extracted>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    rows: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     counterexample: Option<serde_json::Value>,
 }
 
@@ -126,50 +144,94 @@ fn no_text(text: &&str) -> bool {
     text.is_empty()
 }
 
-/// The lines of one prediction set, its provenance first.
+/// The lines of one prediction set, its provenance first: [`header`], then [`item_lines`] of
+/// each item in order.
 pub fn lines(run: &Run, set: &SetRun) -> Vec<String> {
-    let provenance = ProvenanceLine {
-        dataset: &run.dataset,
-        predictions: &set.name,
-        provenance: run.provenance_of(set),
-        gold_checks: gold_checks(run),
+    let header = header(
+        &run.dataset,
+        &set.name,
+        run.provenance_of(set),
+        &run.gold_checks,
+        &run.items,
+    );
+    let mut out = vec![header];
+    for i in 0..run.items.len() {
+        let extracted = set.extracted.get(i).copied().flatten();
+        out.extend(item_lines(
+            &run.dataset,
+            &set.name,
+            run.judged(set, i),
+            extracted,
+        ));
+    }
+    out
+}
+
+/// A set's first line: its provenance and the gold checks' findings about `items`.
+pub fn header(
+    dataset: &str,
+    set: &str,
+    provenance: SetProvenance<'_>,
+    checks: &GoldChecks,
+    items: &[Item],
+) -> String {
+    let line = ProvenanceLine {
+        dataset,
+        predictions: set,
+        provenance,
+        gold_checks: gold_checks(checks, items),
     };
     // Serialising strings, numbers and TOML values cannot fail.
-    let mut out = vec![serde_json::to_string(&provenance).unwrap_or_default()];
-    for (i, (item, result)) in run.items.iter().zip(&set.results).enumerate() {
-        for (metric, v) in &result.verdicts {
-            let line = Line {
-                dataset: &run.dataset,
-                predictions: &set.name,
-                index: item.index,
-                db_id: &item.db_id,
-                metric,
-                verdict: v.status,
-                reason: &v.code,
-                message: &v.reason,
-                details: if v.status == Status::Correct {
-                    ""
-                } else {
-                    &v.details
-                },
-                gold: &item.gold,
-                prediction: &set.predictions[i],
-                question: item.question.as_deref(),
-                hardness: item.group(HARDNESS.name),
-                category: item.category.as_deref(),
-                scores: v
-                    .scores
-                    .iter()
-                    .map(|(name, value)| ((*name).to_owned(), serde_json::Value::from(*value)))
-                    .collect(),
-                gold_flags: &v.gold_flags,
-                steps: v.steps,
-                extracted: set.extracted.get(i).copied().flatten(),
-                counterexample: v.counterexample.as_deref().map(counterexample),
-            };
-            // Serialising plain strings and numbers cannot fail.
-            out.push(serde_json::to_string(&line).unwrap_or_default());
-        }
+    serde_json::to_string(&line).unwrap_or_default()
+}
+
+/// One judged item's lines, one per metric, in the metrics' order; `extracted` is what the
+/// set's extraction rule took out of the answer, if it has one.
+pub fn item_lines(
+    dataset: &str,
+    set: &str,
+    judged: Judged<'_>,
+    extracted: Option<Extracted>,
+) -> Vec<String> {
+    let Judged {
+        item,
+        prediction,
+        result,
+    } = judged;
+    let mut out = Vec::with_capacity(result.verdicts.len());
+    for (metric, v) in &result.verdicts {
+        let line = Line {
+            dataset,
+            predictions: set,
+            index: item.index,
+            db_id: &item.db_id,
+            metric,
+            verdict: v.status,
+            reason: &v.code,
+            message: &v.reason,
+            details: if v.status == Status::Correct {
+                ""
+            } else {
+                &v.details
+            },
+            gold: &item.gold,
+            prediction,
+            question: item.question.as_deref(),
+            hardness: item.group(HARDNESS.name),
+            category: item.category.as_deref(),
+            scores: v
+                .scores
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), serde_json::Value::from(*value)))
+                .collect(),
+            gold_flags: &v.gold_flags,
+            steps: v.steps,
+            extracted,
+            rows: v.rows.as_deref().map(differing_rows),
+            counterexample: v.counterexample.as_deref().map(counterexample),
+        };
+        // Serialising plain strings and numbers cannot fail.
+        out.push(serde_json::to_string(&line).unwrap_or_default());
     }
     out
 }
@@ -195,6 +257,25 @@ fn rows(r: &Rows) -> serde_json::Value {
         "columns": r.columns,
         "rows": r.rows.iter().map(|row| row.iter().map(cell).collect::<Vec<_>>()).collect::<Vec<_>>(),
         "count": r.count,
+    })
+}
+
+/// The `rows` field: both sides bounded, each with its full count (`null` and `more_than`
+/// where the prediction was stopped at the gold's row count).
+fn differing_rows(d: &DifferingRows) -> serde_json::Value {
+    let side = |r: &Rows| {
+        let mut side = rows(r);
+        if r.count.is_none() {
+            side["more_than"] = r.at_least.into();
+        }
+        side
+    };
+    serde_json::json!({
+        "database": d.database,
+        "shown": d.shown,
+        "gold": side(&d.gold),
+        "predicted": side(&d.predicted),
+        "truncated": d.truncated(),
     })
 }
 
