@@ -63,7 +63,17 @@ pub struct Plug {
     /// Whether two different assignments can produce the same text, in
     /// which case [`Plug::candidates`] has to remember what it yielded.
     may_collide: bool,
+    /// Why no candidate is generated: a query with more string literals than
+    /// [`MAX_LITERALS`].
+    unread: Option<String>,
 }
+
+/// The most string literals a query may have for its values to be read: each
+/// literal is replaced throughout the text in turn (the reference's
+/// `str.replace` loop), so the work grows with their number times the text's
+/// length. A query with more yields no candidate ([`Plug::unread`]). The real
+/// predictions and golds of Spider have at most a few dozen.
+pub const MAX_LITERALS: usize = 1_000;
 
 /// Extracts the gold's values and the prediction's slots, like the
 /// reference's `get_all_preds_for_execution(gold, pred)`.
@@ -77,7 +87,10 @@ pub fn plug(gold: &str, pred: &str) -> Plug {
         .filter(|(_, token)| token.as_str() == SLOT)
         .map(|(i, _)| i)
         .collect();
-    let values = gold_extraction.values;
+    // Only the gold's values are ever plugged: the prediction's are not ordered (a prediction
+    // of 100,000 numbers would cost that squared).
+    let gold_extraction_over = gold_extraction.over;
+    let values = gold_extraction.values();
     let may_collide = values.iter().any(|short| {
         values.iter().any(|long| {
             long.len() > short.len()
@@ -85,15 +98,34 @@ pub fn plug(gold: &str, pred: &str) -> Plug {
                 && long[short.len()..].starts_with(' ')
         })
     });
+    let unread = [
+        ("gold", &gold_extraction_over),
+        ("prediction", &pred_extraction.over),
+    ]
+    .into_iter()
+    .find_map(|(side, over)| {
+        over.map(|n| {
+            format!(
+                "the {side} has {n} string literals, more than the {MAX_LITERALS} plug_value \
+                     reads; no candidate tried"
+            )
+        })
+    });
     Plug {
         tokens,
         slot_positions,
         values,
         may_collide,
+        unread,
     }
 }
 
 impl Plug {
+    /// Why no candidate is generated at all ([`MAX_LITERALS`]), if so.
+    pub fn unread(&self) -> Option<&str> {
+        self.unread.as_deref()
+    }
+
     /// The number of value slots in the prediction.
     pub fn slots(&self) -> usize {
         self.slot_positions.len()
@@ -110,6 +142,9 @@ impl Plug {
     /// distinct string except in contrived cases (see
     /// [`Plug::candidates`]), so this is also the number of candidates.
     pub fn count(&self) -> u128 {
+        if self.unread.is_some() {
+            return 0;
+        }
         let base = self.values.len() as u128;
         u32::try_from(self.slots())
             .ok()
@@ -147,7 +182,9 @@ impl Plug {
         let n = self.values.len();
         let most_distinct = if slots == 0 { 0 } else { slots.min(n) };
         let mut seen = self.may_collide.then(HashSet::new);
+        let read = self.unread.is_none();
         (0..=most_distinct)
+            .filter(move |_| read)
             .rev()
             .filter(move |&distinct| distinct > 0 || slots == 0)
             .flat_map(move |distinct| ExactlyDistinct::new(slots, n, distinct))
@@ -274,8 +311,22 @@ impl Iterator for ExactlyDistinct {
 struct Extraction {
     /// Lower-cased tokens, slots written [`SLOT`].
     tokens: Vec<String>,
-    /// Distinct values in order of first appearance in the query.
-    values: Vec<String>,
+    /// The text the values were taken from.
+    text: String,
+    /// Its string literals, in order.
+    literals: Vec<String>,
+    /// The tokens taken as numbers, in order.
+    numbers: Vec<String>,
+    /// The number of string literals, where over [`MAX_LITERALS`] (nothing
+    /// else was extracted).
+    over: Option<usize>,
+}
+
+impl Extraction {
+    /// The distinct values in order of first appearance in the query.
+    fn values(self) -> Vec<String> {
+        order_values(&self.text, self.literals, self.numbers)
+    }
 }
 
 /// The reference's `extract_query_values`: `reformat_query`, then
@@ -325,6 +376,15 @@ fn join_table_prefixes(sql: &str) -> String {
 /// table prefix at their dots.
 fn strip_query(sql: &str) -> Extraction {
     let literals = sqlparse::sqlparse_string_literals(sql);
+    if literals.len() > MAX_LITERALS {
+        return Extraction {
+            tokens: Vec::new(),
+            text: String::new(),
+            literals: Vec::new(),
+            numbers: Vec::new(),
+            over: Some(literals.len()),
+        };
+    }
     let mut text = sql.to_owned();
     for literal in &literals {
         text = text.replace(python::python_strip(literal), VALUE_MARK);
@@ -368,7 +428,10 @@ fn strip_query(sql: &str) -> Extraction {
 
     Extraction {
         tokens: lowered,
-        values: order_values(sql, literals, numbers),
+        text: sql.to_owned(),
+        literals,
+        numbers,
+        over: None,
     }
 }
 
@@ -393,11 +456,16 @@ fn order_values(sql: &str, literals: Vec<String>, numbers: Vec<String>) -> Vec<S
         let offset = sql.find(literal.as_str()).unwrap_or(usize::MAX);
         keyed.push((offset, literal));
     }
+    // Each token's first offset, looked up once per number (not a scan per number).
+    let mut first_offset = std::collections::HashMap::new();
+    for (offset, token) in token_offsets {
+        first_offset.entry(token).or_insert(offset);
+    }
     for number in numbers {
-        let offset = token_offsets
-            .iter()
-            .find(|(_, token)| *token == number)
-            .map_or(usize::MAX, |(offset, _)| *offset);
+        let offset = first_offset
+            .get(number.as_str())
+            .copied()
+            .unwrap_or(usize::MAX);
         keyed.push((offset, number));
     }
     keyed.sort_by_key(|(offset, _)| *offset);
@@ -486,6 +554,33 @@ mod tests {
     //! the reference's `parse.py` (CPython 3.11, sqlparse 0.6.1).
 
     use super::*;
+
+    #[test]
+    fn a_query_of_too_many_string_literals_yields_no_candidate_and_says_why() {
+        let many: Vec<String> = (0..=MAX_LITERALS).map(|i| format!("('{i}')")).collect();
+        let pred = format!("SELECT * FROM (VALUES {})", many.join(","));
+        let p = plug("SELECT a FROM t WHERE b = 'x'", &pred);
+        assert_eq!((p.candidates().count(), p.count()), (0, 0));
+        assert!(
+            p.unread()
+                .is_some_and(|why| why.contains("prediction has 1001")),
+            "{p:?}"
+        );
+        let few: Vec<String> = (0..MAX_LITERALS).map(|i| format!("('{i}')")).collect();
+        let p = plug(
+            "SELECT a FROM t WHERE b = 'x'",
+            &format!("SELECT * FROM (VALUES {})", few.join(",")),
+        );
+        assert_eq!((p.unread(), p.slots()), (None, MAX_LITERALS));
+        assert!(p.candidates().next().is_some());
+        // Numbers are not bounded: 100,000 of them are read in linear time.
+        let numbers: Vec<String> = (0..100_000).map(|i| format!("({i})")).collect();
+        let p = plug(
+            "SELECT a FROM t WHERE b = 3",
+            &format!("SELECT * FROM (VALUES {})", numbers.join(",")),
+        );
+        assert_eq!((p.unread(), p.slots()), (None, 100_000));
+    }
 
     fn sorted(mut v: Vec<String>) -> Vec<String> {
         v.sort();
@@ -625,6 +720,7 @@ mod tests {
             slot_positions: vec![0, 2, 3],
             values: strings(&["a", "b"]),
             may_collide: false,
+            unread: None,
         };
         let all: Vec<String> = p.candidates().collect();
         assert_eq!(p.count(), 8);
@@ -685,6 +781,7 @@ mod tests {
             slot_positions: (0..24).collect(),
             values: (0..24).map(|v| v.to_string()).collect(),
             may_collide: false,
+            unread: None,
         };
         assert_eq!(many.count(), 24u128.pow(24));
         let start = std::time::Instant::now();
@@ -713,6 +810,7 @@ mod tests {
             slot_positions: vec![0, 1],
             values: strings(&["a", "a a"]),
             may_collide: true,
+            unread: None,
         };
         // ("a", "a a") and ("a a", "a") both read "a a a".
         assert_eq!(p.count(), 4);

@@ -115,6 +115,11 @@ impl Plugged {
         self.plug.slots()
     }
 
+    /// Why no candidate is tried at all (too many string literals), if so.
+    pub fn unread(&self) -> Option<&str> {
+        self.plug.unread()
+    }
+
     /// The number of assignments, `gold_values ^ slots` (saturating).
     pub fn count(&self) -> u128 {
         self.plug.count()

@@ -481,9 +481,10 @@ impl Exec {
         // plug_value: also try every assignment of the gold's values to the prediction's value
         // slots (likeliest first, generated lazily); correct if any matches. At most
         // PLUG_VALUE_MAX_CANDIDATES of them, within PLUG_VALUE_TIME_MULTIPLE × timeout_ms in all.
+        // The extraction of slots and values counts against the budget too.
+        let started = Instant::now();
         let plug = pred.plugged(gold);
         let budget = self.limits.timeout.saturating_mul(PLUG_VALUE_TIME_MULTIPLE);
-        let started = Instant::now();
         let mut tried = 0usize;
         let mut stopped = None;
         // The candidate that matched on the most databases (the likeliest first among equals):
@@ -527,8 +528,9 @@ impl Exec {
             }
         }
         let assignments = plug.count();
-        let (summary, why) = match &stopped {
-            None => (
+        let (summary, why) = match (&stopped, plug.unread()) {
+            (None, Some(unread)) => (unread.to_owned(), String::new()),
+            (None, None) => (
                 format!(
                     "none of the {tried} assignments of the gold's {} values to the \
                      prediction's {} value slots matched",
@@ -537,7 +539,7 @@ impl Exec {
                 ),
                 String::new(),
             ),
-            Some(why) => (
+            (Some(why), _) => (
                 format!(
                     "none of the first {} of the {} assignments of the gold's {} values to the \
                      prediction's {} value slots matched",
