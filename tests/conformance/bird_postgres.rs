@@ -19,7 +19,7 @@
 //!   with the same SQL in both dialects).
 //!
 //! CI's sample is toxicology's suite, distilled once for this module and `bird.rs`, databases
-//! [`SAMPLE_FILES`] (8 of 75), all 9 sets; the complete run takes every schema's suite from
+//! [`SAMPLE_FILES`] (9 of 80), all 9 sets; the complete run takes every schema's suite from
 //! `SQLSUITE_BIRD_SUITE` (`sqlsuite distill datasets/bird.toml` writes it to
 //! target/suites/bird), every file of it or those `SQLSUITE_BIRD_POSTGRES_FILES` matches
 //! (spec/bird.md §10). The databases are named as the manifest names them

@@ -70,6 +70,10 @@ pub struct Witness {
     /// The aliases whose columns the gold's top-level SELECT answers (directly or as an
     /// aggregate's argument).
     pub selected: Vec<usize>,
+    /// The copies are asked by a count inside a derived table (`JOIN (SELECT … GROUP BY x
+    /// HAVING COUNT(*) > 10) AS T`): the witness stands for that group even where the gold
+    /// compares no cell with a constant.
+    pub counted_within: bool,
 }
 
 /// The column a linked subquery answers (its cell), and for `min`/`max`, whether `max` and the
@@ -204,6 +208,7 @@ impl Witness {
             one_of: Vec::new(),
             extremes: Vec::new(),
             selected: Vec::new(),
+            counted_within: false,
         };
         w.collect(
             first_select(query)?,
@@ -216,7 +221,10 @@ impl Witness {
         w.gold_atoms = w.atoms.len();
         w.implied_from = w.aliases.len();
         close_references(&mut w.aliases, &mut w.atoms, schema);
-        (!w.atoms.is_empty()).then_some(w)
+        // Without atoms, a witness is the group a derived table counts, or nothing (a
+        // top-level `GROUP BY … HAVING COUNT(*) > N` with no condition is left to chance, as
+        // before: Spider's suites stay as they were).
+        (!w.atoms.is_empty() || w.counted_within).then_some(w)
     }
 
     /// Adds the aliases and atoms of a subquery whose one result column the enclosing query
@@ -332,6 +340,7 @@ impl Witness {
             if let Some((copies, counted, group)) = count_shape(select, order_by, &resolver) {
                 self.copies = copies;
                 self.counted = counted;
+                self.counted_within = depth > 0;
                 if let Some(group) = group {
                     self.group = group;
                 }
@@ -1302,7 +1311,8 @@ fn in_lists(plain: &[&Expr], resolver: &Resolver) -> Vec<(Cell, Vec<Value>)> {
 /// How `select`'s counts shape the witness: `HAVING count(…) > N` asks for N + 1 copies of
 /// its rows in one group; `ORDER BY count(…)`, for 3 (a group of 3 leads the others, which
 /// seldom have as many). The copies, the counted cell, and the grouping cells (where the
-/// GROUP BY lists expressions).
+/// GROUP BY lists expressions). A name the SELECT list gives a count (`COUNT(*) AS n …
+/// HAVING n > 10`) stands for it.
 fn count_shape(
     select: &Select,
     order_by: Option<&OrderBy>,
@@ -1313,12 +1323,14 @@ fn count_shape(
         split_and(h, None, &mut having);
     }
     let ranked = order_by.and_then(|o| match &o.kind {
-        OrderByKind::Expressions(keys) => keys.iter().find_map(|k| resolver.counted(&k.expr)),
+        OrderByKind::Expressions(keys) => keys
+            .iter()
+            .find_map(|k| resolver.counted(unaliased(&k.expr, select))),
         _ => None,
     });
     let (copies, counted) = having
         .iter()
-        .find_map(|h| resolver.count_at_least(h))
+        .find_map(|h| resolver.count_at_least(&unaliased_operands(h, select)))
         .or(ranked.map(|counted| (3, counted)))?;
     let group = match &select.group_by {
         GroupByExpr::Expressions(keys, _) => {
@@ -1327,6 +1339,37 @@ fn count_shape(
         _ => None,
     };
     Some((copies, counted, group))
+}
+
+/// `e`, or the expression the SELECT list names so where `e` is that name alone.
+fn unaliased<'a>(e: &'a Expr, select: &'a Select) -> &'a Expr {
+    let Expr::Identifier(name) = e else {
+        return e;
+    };
+    select
+        .projection
+        .iter()
+        .find_map(|item| match item {
+            SelectItem::ExprWithAlias { expr, alias }
+                if alias.value.eq_ignore_ascii_case(&name.value) =>
+            {
+                Some(expr)
+            }
+            _ => None,
+        })
+        .unwrap_or(e)
+}
+
+/// A comparison with each operand [`unaliased`].
+fn unaliased_operands(e: &Expr, select: &Select) -> Expr {
+    match e {
+        Expr::BinaryOp { left, op, right } => Expr::BinaryOp {
+            left: Box::new(unaliased(left, select).clone()),
+            op: op.clone(),
+            right: Box::new(unaliased(right, select).clone()),
+        },
+        other => other.clone(),
+    }
 }
 
 /// Subqueries nested deeper than this are left to chance (ATIS nests six).
@@ -1689,6 +1732,33 @@ pub(crate) mod tests {
         let count = "SELECT count(*) FROM PUBLICATION AS P WHERE P.YEAR > 2000";
         let c = Witness::parse(count, &schema).unwrap();
         assert_eq!(c.fresh_aliases(0, &schema), None);
+    }
+
+    #[test]
+    fn a_count_the_select_list_names_shapes_the_group_as_the_count_itself() {
+        // BIRD item 323: `COUNT(*) AS post_count … HAVING post_count > 10`, in a derived
+        // table: eleven rows of one group, as for `HAVING COUNT(*) > 10`.
+        let schema = academic();
+        let named = "SELECT AVG(A.AID) FROM AUTHOR AS A INNER JOIN (SELECT W.AID, COUNT(*) AS n \
+                     FROM WRITES AS W GROUP BY W.AID HAVING n > 10) AS T ON A.AID = T.AID WHERE A.NAME = 'Li'";
+        let written = "SELECT AVG(A.AID) FROM AUTHOR AS A INNER JOIN (SELECT W.AID, COUNT(*) AS n \
+                       FROM WRITES AS W GROUP BY W.AID HAVING COUNT(*) > 10) AS T ON A.AID = T.AID WHERE A.NAME = 'Li'";
+        let w = Witness::parse(named, &schema).unwrap();
+        assert_eq!(w.copies, 11);
+        // No constant compared: the derived table's group is the witness still.
+        let bare = named.replace(" WHERE A.NAME = 'Li'", "");
+        let b = Witness::parse(&bare, &schema).unwrap();
+        assert!(b.atoms.is_empty() && b.counted_within);
+        assert_eq!(b.copies, 11);
+        assert_eq!(w, Witness::parse(written, &schema).unwrap());
+        // Ranked by the name: three rows lead the others, as for `ORDER BY COUNT(*)`.
+        let ranked = "SELECT W.AID, COUNT(*) AS n FROM WRITES AS W JOIN AUTHOR AS A \
+                      ON W.AID = A.AID GROUP BY W.AID ORDER BY n DESC LIMIT 1";
+        assert_eq!(Witness::parse(ranked, &schema).unwrap().copies, 3);
+        // A name that is no count's shapes nothing.
+        let other = "SELECT W.AID, MAX(W.PID) AS n FROM WRITES AS W JOIN AUTHOR AS A \
+                     ON W.AID = A.AID GROUP BY W.AID HAVING n > 10";
+        assert_eq!(Witness::parse(other, &schema).unwrap().copies, 1);
     }
 
     #[test]

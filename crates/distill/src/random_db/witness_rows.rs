@@ -489,3 +489,29 @@ mod implied_parents {
         assert_eq!((w.aliases.len(), w.gold_atoms), (1, 1));
     }
 }
+
+#[test]
+fn a_group_a_derived_table_counts_is_held_without_a_constant_compared() {
+    use crate::random_db::{in_memory, Constants};
+    let schema = academic();
+    // BIRD's item 323 (users with more than ten posts), on academic: journals with more than
+    // ten publications. No cell is compared with a constant; the derived table's group is the
+    // witness, eleven publications of one journal.
+    let gold = "SELECT AVG(J.JID) FROM JOURNAL AS J INNER JOIN (SELECT P.JID, COUNT(*) AS n \
+                FROM PUBLICATION AS P GROUP BY P.JID HAVING n > 10) AS T ON J.JID = T.JID";
+    let c = Constants::from_golds([gold], &schema).focused_on(gold, &schema);
+    let held = (0..40)
+        .filter(|&seed| {
+            let db = in_memory(&schema, &c, seed).unwrap();
+            db.query_row(gold, [], |r| r.get::<_, Option<f64>>(0))
+                .unwrap()
+                .is_some()
+        })
+        .count();
+    // Measured: 3 of 40 (a third of these databases hold no group by design, the answer
+    // being one row of aggregates, `Witness::aggregate`; a quarter hold ten copies).
+    assert!(
+        held >= 3,
+        "a journal of eleven publications on {held} of 40"
+    );
+}
