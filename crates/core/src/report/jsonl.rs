@@ -212,6 +212,7 @@ fn counterexample(found: &Found) -> serde_json::Value {
         "minimal": c.minimal,
         "rechecked": true,
         "probes": c.probes,
+        "steps": c.steps,
         "difference": c.difference,
         "tables": c.tables.iter().map(|t| {
             let mut table = rows(&t.rows);
