@@ -136,7 +136,12 @@ fn counterexamples_of_eval(flags: &[&str]) -> Vec<String> {
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .filter(|l| !l["counterexample"].is_null())
-        .map(|l| format!("{} {} {}", l["predictions"], l["index"], l["counterexample"]))
+        .map(|l| {
+            format!(
+                "{} {} {}",
+                l["predictions"], l["index"], l["counterexample"]
+            )
+        })
         .collect()
 }
 
@@ -148,7 +153,10 @@ fn the_flag_turns_them_on_and_they_do_not_depend_on_the_workers() {
     assert!(counterexamples_of_eval(&[]).is_empty());
     let one = counterexamples_of_eval(&["--counterexamples", "--jobs", "1"]);
     assert!(one.len() >= 6, "{one:#?}");
-    assert!(one.iter().all(|c| c.contains("\"rechecked\":true")), "{one:#?}");
+    assert!(
+        one.iter().all(|c| c.contains("\"rechecked\":true")),
+        "{one:#?}"
+    );
     for _ in 0..2 {
         let two = counterexamples_of_eval(&["--counterexamples", "--jobs", "2"]);
         assert_eq!(two, one);

@@ -320,7 +320,11 @@ impl Manifest {
         on: bool,
     ) -> Result<Manifest, LoadError> {
         let invalid = |message: String| LoadError::Invalid(self.error(0..0, message));
-        if !self.metrics.as_ref().is_some_and(|m| m.contains_key(metric)) {
+        if !self
+            .metrics
+            .as_ref()
+            .is_some_and(|m| m.contains_key(metric))
+        {
             return Err(invalid(format!(
                 "cannot set {key}: the manifest has no [metrics.{metric}] table"
             )));

@@ -195,9 +195,7 @@ impl Scratch {
         let mut placed = vec![false; self.tables.len()];
         let mut order = Vec::with_capacity(self.tables.len());
         while order.len() < self.tables.len() {
-            let free = |t: usize| {
-                !placed[t] && edges.iter().all(|&(c, p)| p != t || placed[c])
-            };
+            let free = |t: usize| !placed[t] && edges.iter().all(|&(c, p)| p != t || placed[c]);
             let next = (0..self.tables.len())
                 .find(|&t| free(t))
                 .or_else(|| (0..self.tables.len()).find(|&t| !placed[t]));

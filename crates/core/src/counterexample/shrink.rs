@@ -138,8 +138,10 @@ pub fn shrink(
     let mut settled: Vec<Option<usize>> = vec![None; scratch.tables.len()];
     // Tables no query reads first (emptying them costs no query), each group children first.
     let reads = |t: usize| read.is_none_or(|r| r.contains(&scratch.tables[t].name));
-    let (mut order, read_order): (Vec<usize>, Vec<usize>) =
-        scratch.deletion_order().into_iter().partition(|&t| !reads(t));
+    let (mut order, read_order): (Vec<usize>, Vec<usize>) = scratch
+        .deletion_order()
+        .into_iter()
+        .partition(|&t| !reads(t));
     order.extend(read_order);
     let reads: Vec<bool> = (0..scratch.tables.len()).map(reads).collect();
     loop {

@@ -198,7 +198,10 @@ fn a_table_neither_query_reads_is_emptied_without_running_them() {
     // Emptying `note` ran no query: the steps are those of the same shrinking without it.
     let other = tempfile::tempdir().unwrap();
     let alone = database(other.path(), PEOPLE);
-    let without = shown(find(&question(&alone, q.gold, q.prediction), Budget::default()));
+    let without = shown(find(
+        &question(&alone, q.gold, q.prediction),
+        Budget::default(),
+    ));
     assert_eq!(c.steps, without.steps);
     assert_eq!(c.probes, without.probes + 1);
 }
