@@ -78,6 +78,11 @@ pub struct EvalArgs {
     /// Only these prediction sets (repeatable).
     #[arg(long = "predictions")]
     pub predictions: Vec<String>,
+    /// Shrink the database of each incorrect exec verdict whose rows differ to a minimal
+    /// counterexample, for this run (`[metrics.exec] counterexamples = true` without editing
+    /// the manifest; spec/counterexample.md).
+    #[arg(long)]
+    pub counterexamples: bool,
     #[command(flatten)]
     pub common: CommonArgs,
     /// Also write each verdict to this file the moment it is known (JSON lines, with the
@@ -140,6 +145,10 @@ pub struct ReportArgs {
     /// The HTML file to write.
     #[arg(short = 'o', long = "out")]
     pub out: PathBuf,
+    /// Show a minimal counterexample in each incorrect exec verdict whose rows differ (as
+    /// `eval --counterexamples`).
+    #[arg(long)]
+    pub counterexamples: bool,
     #[command(flatten)]
     pub common: CommonArgs,
 }

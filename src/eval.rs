@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use sqlsuite::evaluation::in_order::{InOrder, Sink};
 use sqlsuite::evaluation::Watch;
-use sqlsuite::manifest::GateMode;
+use sqlsuite::manifest::{GateMode, Manifest};
 use sqlsuite::metric;
 use sqlsuite::metric::Status;
 use sqlsuite::report::snapshot::{self, Accepted};
@@ -263,9 +263,21 @@ fn probe(args: &EvalArgs, eval: &Evaluation, probe: &str) -> anyhow::Result<Exit
     Ok(ExitCode::SUCCESS)
 }
 
+/// The evaluation `manifest` describes; with `counterexamples` (the flag of `eval` and
+/// `report`), its exec metric shrinks counterexamples whatever the manifest says.
+pub fn open(manifest: &Path, counterexamples: bool) -> anyhow::Result<Evaluation> {
+    let mut loaded = Manifest::load(manifest)?;
+    if counterexamples {
+        loaded = loaded
+            .with_metric_flag("exec", "counterexamples", true)
+            .map_err(|e| anyhow::anyhow!("--counterexamples: {e}"))?;
+    }
+    Ok(Evaluation::new(loaded)?)
+}
+
 pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let (manifest, format) = (args.manifest.as_path(), args.format);
-    let eval = Evaluation::open(manifest)?;
+    let eval = open(manifest, args.counterexamples)?;
     record_crashed(&eval, manifest, &args.crashed)?;
     if let Some(p) = &args.probe {
         return probe(args, &eval, p);

@@ -34,7 +34,7 @@ fn compared_with(args: &ReportArgs) -> Against<'_> {
 pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let (manifest, out) = (args.manifest.as_path(), args.out.as_path());
     let (predictions, against) = (args.predictions.as_deref(), compared_with(args));
-    let eval = Evaluation::open(manifest)?;
+    let eval = crate::eval::open(manifest, args.counterexamples)?;
     let sets = &eval.dataset.predictions;
     let set = |name: &str| {
         sets.iter().position(|p| p.name == name).with_context(|| {

@@ -114,3 +114,51 @@ fn incorrect_rows_get_a_rechecked_counterexample_in_the_message_and_json_lines()
     // The databases are byte for byte what they were.
     assert_eq!(database_bytes(), before);
 }
+
+/// The `counterexample` fields of `sqlsuite eval` on the demo as its manifest stands (no
+/// `counterexamples` key), with `flags`, one string per JSON line that has one.
+fn counterexamples_of_eval(flags: &[&str]) -> Vec<String> {
+    let manifest = demo().join("demo.toml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sqlsuite"))
+        .arg("eval")
+        .arg(&manifest)
+        .args(["--format", "jsonl"])
+        .args(flags)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.lines().count() > 40,
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| !l["counterexample"].is_null())
+        .map(|l| {
+            format!(
+                "{} {} {}",
+                l["predictions"], l["index"], l["counterexample"]
+            )
+        })
+        .collect()
+}
+
+/// `eval --counterexamples` turns them on without editing the manifest, and what it shows is
+/// byte for byte the same with one worker or two, run after run: the bounds are probes and
+/// SQLite steps, never time.
+#[test]
+fn the_flag_turns_them_on_and_they_do_not_depend_on_the_workers() {
+    assert!(counterexamples_of_eval(&[]).is_empty());
+    let one = counterexamples_of_eval(&["--counterexamples", "--jobs", "1"]);
+    assert!(one.len() >= 6, "{one:#?}");
+    assert!(
+        one.iter().all(|c| c.contains("\"rechecked\":true")),
+        "{one:#?}"
+    );
+    for _ in 0..2 {
+        let two = counterexamples_of_eval(&["--counterexamples", "--jobs", "2"]);
+        assert_eq!(two, one);
+    }
+}

@@ -309,6 +309,37 @@ impl Manifest {
         }
     }
 
+    /// The manifest with `[metrics.<metric>] <key> = <on>` set, whatever it said (a
+    /// command-line flag such as `eval --counterexamples`): its text rewritten with the key set
+    /// and validated again (comments dropped; errors then located in the rewritten text). The
+    /// metric must be one the manifest enables by a `[metrics.<metric>]` table.
+    pub fn with_metric_flag(
+        &self,
+        metric: &str,
+        key: &str,
+        on: bool,
+    ) -> Result<Manifest, LoadError> {
+        let invalid = |message: String| LoadError::Invalid(self.error(0..0, message));
+        if !self
+            .metrics
+            .as_ref()
+            .is_some_and(|m| m.contains_key(metric))
+        {
+            return Err(invalid(format!(
+                "cannot set {key}: the manifest has no [metrics.{metric}] table"
+            )));
+        }
+        let mut document: toml::Table = self.source.document().map_err(LoadError::Invalid)?;
+        let table = document
+            .get_mut("metrics")
+            .and_then(|m| m.get_mut(metric))
+            .and_then(toml::Value::as_table_mut)
+            .ok_or_else(|| invalid(format!("[metrics.{metric}] is not a table")))?;
+        table.insert(key.to_owned(), toml::Value::Boolean(on));
+        let text = toml::to_string(&document).map_err(|e| invalid(e.to_string()))?;
+        Manifest::parse(&self.path, &text)
+    }
+
     /// Validates manifest text as if read from `path`.
     pub fn parse(path: &Path, text: &str) -> Result<Manifest, LoadError> {
         let cx = Source::new(path, text);

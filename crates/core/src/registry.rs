@@ -543,6 +543,39 @@ min_accuracy = { exec = 0.5 }
         m.metric_options("exec").unwrap().unwrap()
     }
 
+    /// `eval --counterexamples`: the key set in `[metrics.exec]`, over what the manifest says,
+    /// its other options kept; refused where the manifest has no such table.
+    #[test]
+    fn a_command_line_flag_sets_a_metric_option() {
+        let dir = write_tree();
+        for text in [
+            GOOD.to_owned(),
+            GOOD.replace(
+                "timeout_ms = 500",
+                "timeout_ms = 500\ncounterexamples = false",
+            ),
+        ] {
+            let (m, _) = open(dir.path(), &text).unwrap();
+            assert!(!exec_options(&m).counterexamples);
+            let on = m.with_metric_flag("exec", "counterexamples", true).unwrap();
+            let options = exec_options(&on);
+            assert!(options.counterexamples);
+            assert_eq!(
+                options,
+                ExecOptions {
+                    counterexamples: true,
+                    ..exec_options(&m)
+                }
+            );
+            assert_eq!(on.predictions, m.predictions);
+        }
+        let (m, _) = open(dir.path(), GOOD).unwrap();
+        match m.with_metric_flag("exact_match", "counterexamples", true) {
+            Err(LoadError::Invalid(e)) => assert!(e.message.contains("no [metrics.exact_match]")),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn unknown_keys_are_located() {
         let e = error_of(&GOOD.replace("timeout_ms = 500", "timeout_ms = 500\ntimeout = 3"));

@@ -6,8 +6,9 @@
 //! deleted table by table with delta debugging ([`ddmin`], [`shrink`]) while both queries,
 //! run under the metric's limits, still differ under the metric's comparison (tie-aware
 //! included), and no declared foreign key dangles where it did not. Bounded per item by a
-//! number of probes and a time ([`Budget`]); past the bound the smallest database so far is
-//! kept and said not minimal. What is shown is re-checked: both queries run again on the
+//! number of probes and of SQLite steps ([`Budget`]), both deterministic: the same
+//! counterexample on every machine, under any load and any number of workers. Past the bound
+//! the smallest database so far is kept and said not minimal. What is shown is re-checked: both queries run again on the
 //! shrunk copy with the metric's full limits and still differ, or nothing is shown and why
 //! is said.
 
@@ -15,11 +16,11 @@ pub mod ddmin;
 mod scratch;
 mod shrink;
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 
 use crate::backend::sqlite::run_query;
 use crate::backend::{Database, Limits};
@@ -32,9 +33,10 @@ use scratch::Scratch;
 
 /// At most this many candidate deletions are tried per item (each runs both queries once).
 pub const MAX_PROBES: usize = 2_000;
-/// At most this much wall time is spent shrinking one item's database (the re-check comes
-/// after it, under the metric's own limits).
-pub const MAX_TIME: Duration = Duration::from_secs(2);
+/// At most this many SQLite steps are spent by all the probes' queries of one item together
+/// (the re-check comes after it, under the metric's own limits): a deterministic bound on the
+/// work, where a wall-clock one made the counterexample depend on the machine's load.
+pub const MAX_STEPS: u64 = 20_000_000;
 /// Each query of a probe stops after this many SQLite steps (or the metric's own budget, if
 /// smaller): a probe whose query is stopped counts as "they do not differ", so a slow query
 /// costs each probe at most this much work, the same on every machine.
@@ -46,20 +48,20 @@ const SHOWN_RESULT_ROWS: usize = 10;
 /// keep many).
 pub const MAX_TABLE_ROWS: usize = 50;
 
-/// How much one item's shrinking may spend.
+/// How much one item's shrinking may spend (both deterministic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     /// Candidate deletions tried.
     pub probes: usize,
-    /// Wall time.
-    pub time: Duration,
+    /// SQLite steps of the probes' queries, all together.
+    pub steps: u64,
 }
 
 impl Default for Budget {
     fn default() -> Self {
         Budget {
             probes: MAX_PROBES,
-            time: MAX_TIME,
+            steps: MAX_STEPS,
         }
     }
 }
@@ -151,6 +153,9 @@ pub struct Counterexample {
     pub not_minimal: Option<String>,
     /// Candidate deletions tried.
     pub probes: usize,
+    /// SQLite steps the probes' queries took.
+    #[serde(default)]
+    pub steps: u64,
     /// How they differ on it.
     pub difference: String,
     /// The gold's result on it.
@@ -189,7 +194,15 @@ fn find_counterexample(q: &Question<'_>, budget: Budget) -> Result<Counterexampl
         .map_err(|e| format!("cannot copy {}: {e}", q.database.label()))?;
     let count = |s: &Scratch| -> usize { s.tables.iter().map(|t| s.row_count(&t.name)).sum() };
     let original_rows = count(&scratch);
-    let shrinking = shrink::shrink(q, &mut scratch, budget);
+    let gold_reads = scratch.tables_read(q.gold);
+    let prediction_reads = scratch.tables_read(q.prediction);
+    // Tables neither query reads lose their rows without a query run; where a plan cannot be
+    // read, every table counts as read.
+    let read: Option<BTreeSet<String>> = match (&gold_reads, &prediction_reads) {
+        (Some(g), Some(p)) => Some(g.union(p).cloned().collect()),
+        _ => None,
+    };
+    let shrinking = shrink::shrink(q, &mut scratch, read.as_ref(), budget);
     // The re-check: both queries again, under the metric's full limits.
     let Some(told) = shrink::told_apart(q, scratch.connection(), &q.limits) else {
         return Err(format!(
@@ -198,8 +211,8 @@ fn find_counterexample(q: &Question<'_>, budget: Budget) -> Result<Counterexampl
             q.database.label()
         ));
     };
-    let mut read = scratch.tables_read(q.gold).unwrap_or_default();
-    read.extend(scratch.tables_read(q.prediction).unwrap_or_default());
+    let mut read = gold_reads.unwrap_or_default();
+    read.extend(prediction_reads.unwrap_or_default());
     let mut tables = Vec::new();
     let mut rows = 0;
     for t in &scratch.tables {
@@ -241,6 +254,7 @@ fn find_counterexample(q: &Question<'_>, budget: Budget) -> Result<Counterexampl
         minimal: shrinking.stopped.is_none(),
         not_minimal: shrinking.stopped,
         probes: shrinking.probes,
+        steps: shrinking.steps,
         difference: told.difference,
         gold: Rows::of(&told.gold, SHOWN_RESULT_ROWS),
         predicted,

@@ -30,9 +30,13 @@ pub struct Table {
 /// A declared foreign key whose dangling rows can be found.
 #[derive(Debug, Clone)]
 struct ForeignKey {
+    child: String,
     parent: String,
     /// The query listing the child's rowids whose key has no parent row.
     dangling: String,
+    /// The query listing the parent's rowids that a child row references by a key no other
+    /// parent row has (deleting one alone leaves that child dangling).
+    pinned: String,
     /// Those rowids in the original database (dangling already; deleting may not add any).
     before: BTreeSet<i64>,
 }
@@ -52,9 +56,10 @@ pub struct Scratch {
     pub unchecked_keys: Vec<String>,
 }
 
-/// A query's rows as text-free values (the copy is trusted: it is ours).
+/// A query's rows as text-free values (the copy is trusted: it is ours). Its statement is
+/// cached: the foreign keys' checks run after every candidate deletion.
 fn rows(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<Vec<rusqlite::types::Value>>> {
-    let mut stmt = conn.prepare(sql)?;
+    let mut stmt = conn.prepare_cached(sql)?;
     let width = stmt.column_count();
     let out = stmt
         .query_map([], |row| {
@@ -129,12 +134,30 @@ impl Scratch {
             return Ok(keep(&self.conn));
         }
         let name = self.tables[table].name.clone();
-        let list: Vec<String> = rowids.iter().map(i64::to_string).collect();
-        let delete = format!(
-            "DELETE FROM {} WHERE rowid IN ({})",
-            quote_identifier(&name),
-            list.join(",")
-        );
+        let gone: BTreeSet<i64> = rowids.iter().copied().collect();
+        // The shorter list in the statement: the rows deleted, or those kept.
+        let left: Vec<i64> = self.tables[table]
+            .rowids
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|id| !gone.contains(id))
+            .collect();
+        let (operator, list) = match left.len() < gone.len() {
+            true => ("NOT IN", left),
+            false => ("IN", gone.iter().copied().collect()),
+        };
+        let list: Vec<String> = list.iter().map(i64::to_string).collect();
+        let delete = match list.is_empty() && operator == "NOT IN" {
+            // Every row: without a WHERE clause SQLite drops the table's pages at once
+            // ("truncate optimization"), 25 times faster than row by row on 4,000 rows.
+            true => format!("DELETE FROM {}", quote_identifier(&name)),
+            false => format!(
+                "DELETE FROM {} WHERE rowid {operator} ({})",
+                quote_identifier(&name),
+                list.join(",")
+            ),
+        };
         let deleted = {
             let _open = self.gate.open();
             self.conn
@@ -150,7 +173,6 @@ impl Scratch {
         };
         self.conn.execute_batch(end).map_err(|e| e.to_string())?;
         if kept {
-            let gone: BTreeSet<i64> = rowids.iter().copied().collect();
             if let Some(ids) = self.tables[table].rowids.as_mut() {
                 ids.retain(|id| !gone.contains(id));
             }
@@ -158,11 +180,55 @@ impl Scratch {
         Ok(kept)
     }
 
+    /// The tables' positions in the order rows are best deleted in: a table after every
+    /// table whose declared foreign keys reference it (children before parents, so that a
+    /// parent's rows are free to go when its turn comes), otherwise in `sqlite_master` order;
+    /// tables in a cycle of references in that order too.
+    pub fn deletion_order(&self) -> Vec<usize> {
+        let position = |name: &str| {
+            self.tables
+                .iter()
+                .position(|t| t.name.eq_ignore_ascii_case(name))
+        };
+        // (child, parent) pairs between two different tables.
+        let edges: Vec<(usize, usize)> = self
+            .keys
+            .iter()
+            .filter_map(|k| Some((position(&k.child)?, position(&k.parent)?)))
+            .filter(|(c, p)| c != p)
+            .collect();
+        let mut placed = vec![false; self.tables.len()];
+        let mut order = Vec::with_capacity(self.tables.len());
+        while order.len() < self.tables.len() {
+            let free = |t: usize| !placed[t] && edges.iter().all(|&(c, p)| p != t || placed[c]);
+            let next = (0..self.tables.len())
+                .find(|&t| free(t))
+                .or_else(|| (0..self.tables.len()).find(|&t| !placed[t]));
+            let Some(t) = next else { break };
+            placed[t] = true;
+            order.push(t);
+        }
+        order
+    }
+
+    /// The rows of table `table` (by position) that cannot be deleted alone: a row of another
+    /// table references each through a declared foreign key, by a key no other row has. They
+    /// are no candidates for deletion (each would be refused), which saves the probes.
+    pub fn pinned(&self, table: usize) -> BTreeSet<i64> {
+        let name = &self.tables[table].name;
+        self.keys
+            .iter()
+            .filter(|k| k.parent.eq_ignore_ascii_case(name))
+            .filter_map(|k| rowid_set(&self.conn, &k.pinned).ok())
+            .flatten()
+            .collect()
+    }
+
     /// Whether every foreign key whose parent is `parent` dangles at most where it did.
     fn keys_hold(&self, parent: &str) -> bool {
         self.keys
             .iter()
-            .filter(|k| k.parent == parent)
+            .filter(|k| k.parent.eq_ignore_ascii_case(parent))
             .all(|k| rowid_set(&self.conn, &k.dangling).is_ok_and(|now| now.is_subset(&k.before)))
     }
 
@@ -242,9 +308,11 @@ fn read_keys(
     }
     for (parent, columns) in by_id.into_values() {
         match dangling_query(conn, child, &parent, &columns) {
-            Some((dangling, before)) => keys.push(ForeignKey {
+            Some((dangling, pinned, before)) => keys.push(ForeignKey {
+                child: child.to_owned(),
                 parent,
                 dangling,
+                pinned,
                 before,
             }),
             None => unchecked.push(format!("{child} → {parent}")),
@@ -259,7 +327,7 @@ fn dangling_query(
     child: &str,
     parent: &str,
     columns: &[KeyColumn],
-) -> Option<(String, BTreeSet<i64>)> {
+) -> Option<(String, String, BTreeSet<i64>)> {
     let primary = || -> Option<Vec<String>> {
         let q = format!(
             "SELECT name FROM pragma_table_info({}) WHERE pk > 0 ORDER BY pk",
@@ -295,8 +363,22 @@ fn dangling_query(
         not_null.join(" AND "),
         matches.join(" AND ")
     );
+    let same_key: Vec<String> = to
+        .iter()
+        .map(|to| format!("o.{0} = p.{0}", quote_identifier(to)))
+        .collect();
+    let itself = match child.eq_ignore_ascii_case(parent) {
+        true => " AND c.rowid <> p.rowid",
+        false => "",
+    };
+    let pinned = format!(
+        "SELECT p.rowid FROM {p} AS p WHERE EXISTS (SELECT 1 FROM {c} AS c WHERE {}{itself}) \
+         AND (SELECT count(*) FROM {p} AS o WHERE {}) = 1",
+        matches.join(" AND "),
+        same_key.join(" AND ")
+    );
     let before = rowid_set(conn, &dangling).ok()?;
-    Some((dangling, before))
+    Some((dangling, pinned, before))
 }
 
 /// The integers a one-column query lists, in its order.

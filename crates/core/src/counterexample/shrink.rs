@@ -1,8 +1,14 @@
 //! Shrinking: the rows of a scratch copy deleted table by table with [`ddmin`] while gold and
 //! prediction still differ on it under the metric's own comparison, pass after pass until a
 //! pass deletes nothing (or a budget runs out).
+//!
+//! Tables are taken children first ([`Scratch::deletion_order`]), those neither query reads
+//! before the others; a table whose rows are
+//! 1-minimal and that nothing changed since is not reduced again; a candidate deletion in a
+//! table neither query reads runs no query (it cannot change their results: only the foreign
+//! keys are checked). The budget is counted in probes and SQLite steps, never in time.
 
-use std::time::Instant;
+use std::collections::BTreeSet;
 
 use rusqlite::Connection;
 
@@ -11,8 +17,8 @@ use super::scratch::Scratch;
 use super::{Budget, Question, PROBE_MAX_STEPS};
 use crate::backend::sqlite::run_query;
 use crate::backend::{Limits, QueryError};
-use crate::denotation::{compare, CompareOptions, ResultTable};
-use crate::exec_plan::order::OrderPlan;
+use crate::denotation::{compare, ResultTable};
+use crate::exec_plan::order::admits_by;
 
 /// Gold and prediction told apart on a database: both results (the prediction's is `None`
 /// where it had more rows than the gold and was stopped there) and how they differ.
@@ -25,30 +31,13 @@ pub struct Told {
     pub difference: String,
 }
 
-/// Whether the tie-aware comparison admits `pred` (as the exec metric's does, its key query
-/// run on `conn`): `false` where it cannot tell (the ordered verdict stands).
-fn admitted_up_to_ties(
-    order: &OrderPlan,
-    conn: &Connection,
-    gold: &ResultTable,
-    pred: &ResultTable,
-    limits: &Limits,
-    tol: f64,
-) -> bool {
-    match order {
-        OrderPlan::Unordered => {
-            let bag = CompareOptions {
-                order_matters: false,
-                float_tolerance: tol,
-                as_sets: false,
-            };
-            compare(gold, pred, bag).is_ok()
-        }
-        OrderPlan::Unsupported(_) => false,
-        OrderPlan::Keys(keys) => run_query(conn, &keys.sql, limits)
-            .ok()
-            .and_then(|keyed| keys.tie_groups(gold, &keyed).ok())
-            .is_some_and(|groups| groups.admits(&pred.rows, tol)),
+/// The SQLite steps a query took (where it was stopped at its budget: the steps until then;
+/// where it failed otherwise, none are counted: it stopped early).
+fn steps_of(result: &Result<ResultTable, QueryError>) -> u64 {
+    match result {
+        Ok(table) => table.steps,
+        Err(QueryError::Budget { steps }) => *steps,
+        Err(_) => 0,
     }
 }
 
@@ -56,8 +45,20 @@ fn admitted_up_to_ties(
 /// under `limits` (the metric's, or a probe's tighter ones): the exec metric's judgement on one
 /// database, where a query that fails tells nothing.
 pub fn told_apart(q: &Question<'_>, conn: &Connection, limits: &Limits) -> Option<Told> {
+    told_apart_counting(q, conn, limits, &mut 0)
+}
+
+/// [`told_apart`], adding the SQLite steps its queries took to `steps`.
+fn told_apart_counting(
+    q: &Question<'_>,
+    conn: &Connection,
+    limits: &Limits,
+    steps: &mut u64,
+) -> Option<Told> {
     let limits = *limits;
-    let gold = run_query(conn, q.gold, &limits).ok()?;
+    let gold = run_query(conn, q.gold, &limits);
+    *steps += steps_of(&gold);
+    let gold = gold.ok()?;
     let cap = match q.compare.as_sets {
         true => limits.max_rows,
         false => gold.rows.len().min(limits.max_rows),
@@ -74,6 +75,7 @@ pub fn told_apart(q: &Question<'_>, conn: &Connection, limits: &Limits) -> Optio
         true => Ok(ResultTable::default()),
         false => run_query(conn, q.prediction, &pred_limits),
     };
+    *steps += steps_of(&pred);
     let pred = match pred {
         Err(QueryError::TooManyRows { limit }) if limit == cap && !q.compare.as_sets => {
             let difference =
@@ -89,8 +91,14 @@ pub fn told_apart(q: &Question<'_>, conn: &Connection, limits: &Limits) -> Optio
     };
     let diff = compare(&gold, &pred, q.compare).err()?;
     if let Some(order) = q.order {
+        // The tie-aware comparison, its key query run on this copy (the metric's limits).
         let tol = q.compare.float_tolerance;
-        if admitted_up_to_ties(order, conn, &gold, &pred, &q.limits, tol) {
+        let admitted = admits_by(order, &gold, &pred, tol, |keys| {
+            let keyed = run_query(conn, &keys.sql, &q.limits);
+            *steps += steps_of(&keyed);
+            keys.tie_groups(&gold, &keyed.map_err(|e| e.to_string())?)
+        });
+        if matches!(admitted, Ok(Some(_))) {
             return None;
         }
     }
@@ -105,75 +113,126 @@ pub fn told_apart(q: &Question<'_>, conn: &Connection, limits: &Limits) -> Optio
 pub struct Shrinking {
     /// Candidate deletions tried.
     pub probes: usize,
+    /// SQLite steps the probes' queries took.
+    pub steps: u64,
     /// Why it stopped before the database was 1-minimal, if it did.
     pub stopped: Option<String>,
 }
 
 /// Deletes rows of `scratch` while the question's queries still differ on it, within `budget`.
-pub fn shrink(q: &Question<'_>, scratch: &mut Scratch, budget: Budget) -> Shrinking {
-    let started = Instant::now();
-    let mut probes = 0usize;
-    let mut stopped: Option<String> = None;
+/// `read`: the tables either query reads (`None`: unknown, all of them).
+pub fn shrink(
+    q: &Question<'_>,
+    scratch: &mut Scratch,
+    read: Option<&BTreeSet<String>>,
+    budget: Budget,
+) -> Shrinking {
+    let mut spent = Shrinking {
+        probes: 0,
+        steps: 0,
+        stopped: None,
+    };
+    // Deletions kept so far, and for each table the count when its rows were last found
+    // 1-minimal: with no deletion since, reducing it again would find what it found.
+    let mut generation = 0usize;
+    let mut settled: Vec<Option<usize>> = vec![None; scratch.tables.len()];
+    // Tables no query reads first (emptying them costs no query), each group children first.
+    let reads = |t: usize| read.is_none_or(|r| r.contains(&scratch.tables[t].name));
+    let (mut order, read_order): (Vec<usize>, Vec<usize>) = scratch
+        .deletion_order()
+        .into_iter()
+        .partition(|&t| !reads(t));
+    order.extend(read_order);
+    let reads: Vec<bool> = (0..scratch.tables.len()).map(reads).collect();
     loop {
         let mut changed = false;
-        for t in 0..scratch.tables.len() {
-            let Some(ids) = scratch.tables[t].rowids.clone() else {
+        for &t in &order {
+            if settled[t] == Some(generation) {
+                continue;
+            }
+            let rows = |s: &Scratch| s.tables[t].rowids.as_ref().map(Vec::len);
+            let Some(before) = rows(scratch) else {
                 continue;
             };
-            let before = ids.len();
-            let mut test = |keep: &[i64]| -> Probe {
-                if probes >= budget.probes {
-                    stopped = Some(format!(
-                        "its step budget, {} probes, ran out",
-                        budget.probes
-                    ));
-                    return Probe::Stop;
-                }
-                let left = budget.time.saturating_sub(started.elapsed());
-                if left.is_zero() {
-                    let ms = budget.time.as_millis();
-                    stopped = Some(format!("its time budget, {ms} ms, ran out"));
-                    return Probe::Stop;
-                }
-                probes += 1;
-                let current = scratch.tables[t].rowids.clone().unwrap_or_default();
-                let gone: Vec<i64> = match keep.is_empty() {
-                    true => current,
-                    false => {
-                        let keep: std::collections::BTreeSet<i64> = keep.iter().copied().collect();
-                        current
-                            .into_iter()
-                            .filter(|id| !keep.contains(id))
-                            .collect()
-                    }
-                };
-                let limits = Limits {
-                    timeout: left.min(q.limits.timeout),
-                    max_steps: Some(
-                        q.limits
-                            .max_steps
-                            .map_or(PROBE_MAX_STEPS, |m| m.min(PROBE_MAX_STEPS)),
-                    ),
-                    ..q.limits
-                };
-                let still = &mut |conn: &Connection| told_apart(q, conn, &limits).is_some();
-                match scratch.try_delete(t, &gone, still) {
-                    Ok(true) => Probe::Holds,
-                    Ok(false) => Probe::Fails,
-                    Err(e) => {
-                        stopped = Some(format!("a deletion failed: {e}"));
-                        Probe::Stop
-                    }
-                }
-            };
-            let reduced = ddmin(ids, &mut test);
-            changed |= reduced.kept.len() < before;
-            if stopped.is_some() {
-                return Shrinking { probes, stopped };
+            let minimal = reduce_table(q, scratch, t, reads[t], budget, &mut spent);
+            if rows(scratch) < Some(before) {
+                changed = true;
+                generation += 1;
+            }
+            if minimal {
+                settled[t] = Some(generation);
+            }
+            if spent.stopped.is_some() {
+                return spent;
             }
         }
         if !changed {
-            return Shrinking { probes, stopped };
+            return spent;
         }
     }
+}
+
+/// [`ddmin`] over the rowids of table `t` but those it cannot delete alone
+/// ([`Scratch::pinned`]): a candidate is kept if no foreign key dangles and, where the table is
+/// one the queries read (`reads`), they still differ. Whether what it kept is 1-minimal.
+fn reduce_table(
+    q: &Question<'_>,
+    scratch: &mut Scratch,
+    t: usize,
+    reads: bool,
+    budget: Budget,
+    spent: &mut Shrinking,
+) -> bool {
+    let pinned = scratch.pinned(t);
+    let ids: Vec<i64> = scratch.tables[t]
+        .rowids
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|id| !pinned.contains(id))
+        .collect();
+    let limits = Limits {
+        max_steps: Some(
+            q.limits
+                .max_steps
+                .map_or(PROBE_MAX_STEPS, |m| m.min(PROBE_MAX_STEPS)),
+        ),
+        ..q.limits
+    };
+    let mut test = |keep: &[i64]| -> Probe {
+        if spent.probes >= budget.probes {
+            spent.stopped = Some(format!(
+                "its probe budget, {} probes, ran out",
+                budget.probes
+            ));
+            return Probe::Stop;
+        }
+        if spent.steps >= budget.steps {
+            spent.stopped = Some(format!(
+                "its step budget, {} SQLite steps, ran out",
+                budget.steps
+            ));
+            return Probe::Stop;
+        }
+        spent.probes += 1;
+        let current = scratch.tables[t].rowids.clone().unwrap_or_default();
+        let keep: BTreeSet<i64> = keep.iter().copied().collect();
+        let gone: Vec<i64> = current
+            .into_iter()
+            .filter(|id| !keep.contains(id) && !pinned.contains(id))
+            .collect();
+        let steps = &mut spent.steps;
+        let still = &mut |conn: &Connection| {
+            !reads || told_apart_counting(q, conn, &limits, steps).is_some()
+        };
+        match scratch.try_delete(t, &gone, still) {
+            Ok(true) => Probe::Holds,
+            Ok(false) => Probe::Fails,
+            Err(e) => {
+                spent.stopped = Some(format!("a deletion failed: {e}"));
+                Probe::Stop
+            }
+        }
+    };
+    ddmin(ids, &mut test).minimal
 }

@@ -131,7 +131,7 @@ fn a_tiny_budget_keeps_the_smallest_database_so_far_and_says_it_is_not_minimal()
     let c = shown(find(&q, tiny));
     assert!(!c.minimal, "{c:?}");
     let why = c.not_minimal.as_deref().unwrap_or_default();
-    assert!(why.contains("step budget, 3 probes"), "{why}");
+    assert!(why.contains("probe budget, 3 probes"), "{why}");
     assert!(c.rows >= 1 && c.rows < 40, "{}", c.rows);
     assert!(c.render().contains("not minimal"));
     // Shown only re-checked: the queries still differ on what is kept.
@@ -151,4 +151,57 @@ fn queries_that_agree_get_none_and_say_why() {
         Found::NotShown(why) => assert!(why.contains("do not differ"), "{why}"),
         Found::Shown(c) => panic!("{c:?}"),
     }
+}
+
+#[test]
+fn a_step_budget_stops_it_the_same_way_every_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path(), PEOPLE);
+    let q = question(
+        &db,
+        "SELECT name FROM person WHERE age > 30",
+        "SELECT name FROM person WHERE age >= 30",
+    );
+    // A few probes' worth of steps: stopped, not minimal, and why.
+    let few = Budget {
+        steps: 50,
+        ..Budget::default()
+    };
+    let c = shown(find(&q, few));
+    let why = c.not_minimal.clone().unwrap_or_default();
+    assert!(why.contains("step budget, 50 SQLite steps"), "{c:?}");
+    assert!(c.steps >= 50 && c.rows < 40, "{c:?}");
+    // Deterministic: the same counterexample again, stopped or not (no clock decides).
+    assert_eq!(find(&q, few), Found::Shown(Box::new(c)));
+    assert_eq!(find(&q, Budget::default()), find(&q, Budget::default()));
+}
+
+#[test]
+fn a_table_neither_query_reads_is_emptied_without_running_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(
+        dir.path(),
+        &format!(
+            "{PEOPLE}
+            CREATE TABLE note(id INTEGER PRIMARY KEY, text TEXT);
+            INSERT INTO note SELECT id, name FROM person;"
+        ),
+    );
+    let q = question(
+        &db,
+        "SELECT name FROM person WHERE age > 30",
+        "SELECT name FROM person WHERE age >= 30",
+    );
+    let c = shown(find(&q, Budget::default()));
+    assert!(c.minimal, "{c:?}");
+    assert_eq!((c.original_rows, c.rows, c.other_rows), (80, 1, 0));
+    // Emptying `note` ran no query: the steps are those of the same shrinking without it.
+    let other = tempfile::tempdir().unwrap();
+    let alone = database(other.path(), PEOPLE);
+    let without = shown(find(
+        &question(&alone, q.gold, q.prediction),
+        Budget::default(),
+    ));
+    assert_eq!(c.steps, without.steps);
+    assert_eq!(c.probes, without.probes + 1);
 }

@@ -224,6 +224,21 @@ pub fn admits(
     limits: &Limits,
     tol: f64,
 ) -> Result<Option<&'static str>, String> {
+    admits_by(order, gold, pred, tol, |keys| {
+        tie_groups(keys, db, gold, executor, limits)
+    })
+}
+
+/// [`admits`], the gold's tie groups formed by `groups` from the key query (which runs it
+/// where the rows came from: the executor's database for the metric, a scratch copy for the
+/// counterexample shrinker), called only for an ordered gold with a key query.
+pub fn admits_by(
+    order: &OrderPlan,
+    gold: &ResultTable,
+    pred: &ResultTable,
+    tol: f64,
+    groups: impl FnOnce(&KeyQuery) -> Result<TieGroups, String>,
+) -> Result<Option<&'static str>, String> {
     match order {
         OrderPlan::Unordered => {
             let bag = CompareOptions {
@@ -234,10 +249,7 @@ pub fn admits(
             Ok(equivalent(gold, pred, bag).then_some(UNORDERED))
         }
         OrderPlan::Unsupported(why) => Err((*why).to_owned()),
-        OrderPlan::Keys(keys) => {
-            let groups = tie_groups(keys, db, gold, executor, limits)?;
-            Ok(groups.admits(&pred.rows, tol).then_some(TIED))
-        }
+        OrderPlan::Keys(keys) => Ok(groups(keys)?.admits(&pred.rows, tol).then_some(TIED)),
     }
 }
 

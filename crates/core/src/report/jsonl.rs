@@ -31,7 +31,8 @@
 //!
 //! The exec metric's minimal counterexample, where asked for (`counterexamples = true`;
 //! `spec/counterexample.md`): `"counterexample":{"database":"db.sqlite","original_rows":40,
-//! "rows":2,"other_rows":0,"minimal":true,"rechecked":true,"probes":31,"difference":"…",
+//! "rows":2,"other_rows":0,"minimal":true,"rechecked":true,"probes":31,"steps":412,
+//! "difference":"…",
 //! "tables":[{"table":"singer","columns":["id","name"],"rows":[[1,"Joe"]],"count":1}],
 //! "gold":{…},"predicted":{…}}` (`not_minimal` says why a budget stopped it, `plugged` the
 //! prediction with the gold's values it is for), or `{"not_shown":"why"}`.
@@ -293,6 +294,7 @@ fn counterexample(found: &Found) -> serde_json::Value {
         "minimal": c.minimal,
         "rechecked": true,
         "probes": c.probes,
+        "steps": c.steps,
         "difference": c.difference,
         "tables": c.tables.iter().map(|t| {
             let mut table = rows(&t.rows);
