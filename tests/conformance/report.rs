@@ -46,61 +46,49 @@ pub fn trials() -> Trials {
             },
         ),
     ];
-    let browser_trials = [
-        "report::chromium::demo_search_and_filters",
-        "report::chromium::demo_v2_against_v1",
-        "report::chromium::demo_every_set",
-        "report::chromium::spider_dev_2_against_dev_1",
-        "report::chromium::gold_checks_section",
-        "report::chromium::demo_counterexamples",
-        "report::chromium::sortable_tables",
+    // The pages each browser trial opens; the Spider one is ignorable (it needs the shared data).
+    let pages: [(&str, Page); 6] = [
+        (
+            "report::chromium::demo_search_and_filters",
+            search_and_filters,
+        ),
+        ("report::chromium::demo_v2_against_v1", |b| {
+            pair_page(b, &demo(), "v2", "v1", "demo_v2_against_v1")
+        }),
+        ("report::chromium::demo_every_set", |b| {
+            every_set_page(b, &demo(), "demo_every_set")
+        }),
+        ("report::chromium::gold_checks_section", gold_checks_section),
+        ("report::chromium::demo_counterexamples", counterexamples),
+        ("report::chromium::sortable_tables", sortable_tables),
     ];
+    let spider = "report::chromium::spider_dev_2_against_dev_1";
     match chromium::find() {
-        None => trials.extend(browser_trials.map(|name| {
-            trials::unavailable_trial(
-                name,
-                "chromium is not installed (Debian's `chromium` package; .ci/run installs it)"
-                    .to_owned(),
-            )
-        })),
+        None => trials.extend(pages.map(|(name, _)| name).into_iter().chain([spider]).map(
+            |name| {
+                trials::unavailable_trial(
+                    name,
+                    "chromium is not installed (Debian's `chromium` package; .ci/run installs it)"
+                        .to_owned(),
+                )
+            },
+        )),
         Some(browser) => {
-            let b = browser.clone();
-            trials.push(Trial::test(browser_trials[0], move || {
-                search_and_filters(&b);
-                Ok(())
-            }));
-            let b = browser.clone();
-            trials.push(Trial::test(browser_trials[1], move || {
-                pair_page(&b, &demo(), "v2", "v1", "demo_v2_against_v1");
-                Ok(())
-            }));
-            let b = browser.clone();
-            trials.push(Trial::test(browser_trials[2], move || {
-                every_set_page(&b, &demo(), "demo_every_set");
-                Ok(())
-            }));
-            let b = browser.clone();
-            trials.push(Trial::test(browser_trials[4], move || {
-                gold_checks_section(&b);
-                Ok(())
-            }));
-            let b = browser.clone();
-            trials.push(Trial::test(browser_trials[5], move || {
-                counterexamples(&b);
-                Ok(())
-            }));
-            let b = browser.clone();
-            trials.push(Trial::test(browser_trials[6], move || {
-                sortable_tables(&b);
-                Ok(())
-            }));
-            trials.push(Trial::ignorable_test(browser_trials[3], move || {
-                spider_pair(&browser)
-            }));
+            for (name, page) in pages {
+                let b = browser.clone();
+                trials.push(Trial::test(name, move || {
+                    page(&b);
+                    Ok(())
+                }));
+            }
+            trials.push(Trial::ignorable_test(spider, move || spider_pair(&browser)));
         }
     }
     (trials, Vec::new())
 }
+
+/// A browser trial's body, given the browser.
+type Page = fn(&Path);
 
 fn sqlsuite(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sqlsuite"))
