@@ -43,13 +43,35 @@ pub fn run(args: &LoadPostgresArgs) -> anyhow::Result<ExitCode> {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let loaded = load_suite(&admin, files, names, &db_ids, reader.as_deref())?;
+    // The keys of the databases the suite stands for: `[distill] profile` (BIRD's) names them.
+    let profile = manifest
+        .distill
+        .profile
+        .as_deref()
+        .map(|path| {
+            sqlsuite_distill::Profile::read(path)
+                .with_context(|| format!("{}: [distill] profile", args.manifest.display()))
+        })
+        .transpose()?;
+    let keys = |db_id: &str| {
+        profile
+            .as_ref()
+            .map(|p| p.primary_keys(db_id))
+            .unwrap_or_default()
+    };
+    let loaded = load_suite(&admin, files, names, &db_ids, reader.as_deref(), &keys)?;
     let (mut fresh, mut reused, mut failed, mut nulled) = (0, 0, 0, 0);
+    let (mut keys_declared, mut keys_refused) = (0, 0);
     for l in &loaded {
         match &l.outcome {
             Ok(r) if r.reused => reused += 1,
             Ok(r) => {
                 fresh += 1;
+                keys_declared += r.keys;
+                for (table, why) in &r.keys_refused {
+                    keys_refused += 1;
+                    println!("{}: {table}: primary key not declared: {why}", l.database);
+                }
                 for (column, n) in &r.nulled {
                     nulled += n;
                     println!("{}: {column}: {n} values no PostgreSQL column of its type holds, loaded as NULL", l.database);
@@ -62,7 +84,7 @@ pub fn run(args: &LoadPostgresArgs) -> anyhow::Result<ExitCode> {
         }
     }
     println!(
-        "{} databases: {fresh} loaded ({nulled} values as NULL), {reused} already loaded from the same file, {failed} failed",
+        "{} databases: {fresh} loaded ({nulled} values as NULL; {keys_declared} primary keys declared, {keys_refused} not), {reused} already loaded from the same file and keys, {failed} failed",
         loaded.len()
     );
     if loaded.is_empty() {

@@ -35,12 +35,13 @@ use std::sync::{Arc, OnceLock};
 use libtest_mimic::{Failed, Trial};
 
 use sqlsuite::backend::postgres::Postgres;
-use sqlsuite::backend::postgres_load::{load_suite, pg_name, PgType};
+use sqlsuite::backend::postgres_load::{load_sqlite, load_suite, pg_name, LoadReport, PgType};
 use sqlsuite::backend::{Backend, Database, Limits, Value};
 use sqlsuite::dataset::DatabaseLocator;
 use sqlsuite::metric::Status;
 use sqlsuite::run::Run;
 use sqlsuite::{trials, Evaluation, Manifest};
+use sqlsuite_distill::Profile;
 
 use crate::pg_client::{connect, pg};
 use crate::Trials;
@@ -84,10 +85,7 @@ const KNOWN_FAILURES: &[(usize, &str, &str)] = &[
         "more than one row returned by a subquery",
         SCALAR_SUBQUERY,
     ),
-    (32, "must appear in the GROUP BY clause", NO_PRIMARY_KEY),
-    (33, "must appear in the GROUP BY clause", NO_PRIMARY_KEY),
     (74, "invalid input syntax for type date", PLANTED_TEXT),
-    (138, "must appear in the GROUP BY clause", NO_PRIMARY_KEY),
     (228, "invalid input syntax for type interval", PLANTED_TEXT),
     (241, "invalid input syntax for type integer", PLANTED_TEXT),
     (
@@ -96,7 +94,6 @@ const KNOWN_FAILURES: &[(usize, &str, &str)] = &[
         PLANTED_TEXT,
     ),
     (245, "invalid input syntax for type real", PLANTED_TEXT),
-    (338, "must appear in the GROUP BY clause", NO_PRIMARY_KEY),
     (
         352,
         "more than one row returned by a subquery",
@@ -118,12 +115,6 @@ const KNOWN_FAILURES: &[(usize, &str, &str)] = &[
         CODES_AS_INTEGERS,
     ),
 ];
-
-/// Why golds 32, 33, 138 and 338 fail on every database.
-const NO_PRIMARY_KEY: &str = "the gold groups by a table's key (`GROUP BY T1.event_id`) and \
-     selects its other columns, which PostgreSQL accepts only where that column is declared \
-     PRIMARY KEY; BIRD's published DDL, and so the suites' files and their copies, declare no \
-     key (the profile's keys are what the distiller reads, spec/bird.md §6)";
 
 /// Why golds 25 and 352 fail on some databases.
 const SCALAR_SUBQUERY: &str = "the gold compares with a scalar subquery (`= (SELECT …)`) that \
@@ -153,6 +144,7 @@ pub fn trials() -> Trials {
         "bird_postgres::golds_run",
         "bird_postgres::golds_right",
         "bird_postgres::sets",
+        "bird_postgres::keys_not_held",
     ];
     let unavailable = |why: String| -> Trials {
         let list = names
@@ -189,14 +181,63 @@ pub fn trials() -> Trials {
         (names[2], golds_right),
         (names[3], sets),
     ];
-    let list = checks
+    let mut list: Vec<Trial> = checks
         .into_iter()
         .map(|(name, check)| {
             let c = context.clone();
             Trial::test(name, move || check(&c, c.suite()?))
         })
         .collect();
+    list.push(Trial::test(names[4], move || keys_not_held(&context)));
     (list, Vec::new())
+}
+
+/// A key the rows do not satisfy is not declared, the report says why, and the rows arrive as
+/// they are; a key they satisfy is declared beside it.
+fn keys_not_held(context: &Context) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("keys.sqlite");
+    let db = rusqlite::Connection::open(&file)?;
+    db.execute_batch(
+        "CREATE TABLE repeated (id TEXT, name TEXT); \
+         INSERT INTO repeated VALUES ('a', 'x'), ('a', 'y'), (NULL, 'z'); \
+         CREATE TABLE held (id INTEGER, other INTEGER); \
+         INSERT INTO held VALUES (1, 1), (2, 1);",
+    )?;
+    drop(db);
+    let keys: sqlsuite::backend::postgres_load::PrimaryKeys = [
+        ("repeated".to_owned(), vec!["id".to_owned()]),
+        ("HELD".to_owned(), vec!["Id".to_owned()]),
+        ("absent".to_owned(), vec!["id".to_owned()]),
+    ]
+    .into_iter()
+    .collect();
+    let database = "sqlsuite_keys_not_held";
+    let loaded = load_sqlite(&context.admin, &file, database, None, &keys);
+    let declared = declared_keys(context, database);
+    let rows = connect(&context.admin, database).and_then(|mut c| {
+        Ok(c.query_one("SELECT count(*) FROM repeated", &[])
+            .map_err(pg)?)
+    });
+    let mut admin = connect(&context.admin, "postgres")?;
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"))
+        .map_err(pg)?;
+    let report = loaded?;
+    let refused = report.keys_refused.get("repeated");
+    // 23505: a repeated value; 23502: a NULL (whichever the server checks first).
+    let unheld = |why: &String| why.contains("23505") || why.contains("23502");
+    if report.keys != 1 || !refused.is_some_and(unheld) {
+        return Err(format!("one key declared, `repeated`'s refused: {report:?}").into());
+    }
+    if report.keys_refused.len() != 1 || declared? != 1 {
+        return Err(format!("only `held`'s key on the server: {report:?}").into());
+    }
+    let rows: i64 = rows?.get(0);
+    if rows != 3 {
+        return Err(format!("`repeated` arrived with {rows} rows, not its 3").into());
+    }
+    Ok(())
 }
 
 /// One trial's check of the loaded suite.
@@ -236,10 +277,13 @@ struct Suite {
     schemas: Vec<String>,
     /// Which of a schema's suite files, under `dir/{db_id}/`, are copied and judged.
     files: String,
-    /// Per file: its database, and the values loaded as NULL per column.
-    loaded: Vec<(PathBuf, String, BTreeMap<String, usize>)>,
+    /// Per file: its database, and what loading it did (the values loaded as NULL per column,
+    /// the keys declared).
+    loaded: Vec<(PathBuf, String, LoadReport)>,
     /// Files that failed to load, with why.
     failed: Vec<String>,
+    /// Per database, how many primary keys the profile gives its tables.
+    keys: BTreeMap<String, usize>,
 }
 
 impl Suite {
@@ -260,6 +304,7 @@ impl Suite {
             files,
             loaded: Vec::new(),
             failed: Vec::new(),
+            keys: BTreeMap::new(),
         })
     }
 
@@ -280,11 +325,40 @@ impl Suite {
             self.schemas.clone()
         };
         let files = self.pattern();
-        let loaded = load_suite(&context.admin, &files, NAMES, &schemas, reader.as_deref())
-            .map_err(|e| e.to_string())?;
+        let profile = context
+            .manifest
+            .distill
+            .profile
+            .as_deref()
+            .ok_or(format!("{MANIFEST}: no [distill] profile names the keys"))?;
+        let profile = Profile::read(profile).map_err(|e| e.to_string())?;
+        let keys = |db_id: &str| profile.primary_keys(db_id);
+        let loaded = load_suite(
+            &context.admin,
+            &files,
+            NAMES,
+            &schemas,
+            reader.as_deref(),
+            &keys,
+        )
+        .map_err(|e| e.to_string())?;
         for l in loaded {
+            let db_id = l.file.parent().and_then(Path::file_name);
+            let expected = db_id.map_or(0, |d| keys(&d.to_string_lossy()).len());
+            self.keys.insert(l.database.clone(), expected);
             match l.outcome {
-                Ok(report) => self.loaded.push((l.file, l.database, report.nulled)),
+                Ok(report) if report.reused => self.loaded.push((l.file, l.database, report)),
+                Ok(report) => {
+                    if report.keys != expected || !report.keys_refused.is_empty() {
+                        self.failed.push(format!(
+                            "{}: {} of the profile's {expected} primary keys declared; refused: {:?}",
+                            l.file.display(),
+                            report.keys,
+                            report.keys_refused
+                        ));
+                    }
+                    self.loaded.push((l.file, l.database, report));
+                }
                 Err(e) => self.failed.push(format!("{}: {e}", l.file.display())),
             }
         }
@@ -369,13 +443,21 @@ impl Suite {
 fn load(context: &Context, suite: &Suite) -> Result<(), Failed> {
     let mut problems = suite.failed.clone();
     let backend = Postgres::new(&context.reader)?;
-    let mut rows = 0;
+    let (mut rows, mut keys) = (0, 0);
     let mut nulled: BTreeMap<String, usize> = BTreeMap::new();
     for (file, database, report) in &suite.loaded {
-        for (column, n) in report {
+        for (column, n) in &report.nulled {
             *nulled.entry(column.clone()).or_default() += n;
         }
         rows += same_values(&backend, file, database, &mut problems)?;
+        let expected = suite.keys.get(database).copied().unwrap_or_default();
+        let declared = declared_keys(context, database)?;
+        keys += declared;
+        if declared != expected {
+            problems.push(format!(
+                "{database}: {declared} primary keys declared, the profile gives {expected}"
+            ));
+        }
     }
     for (column, n) in &nulled {
         println!(
@@ -387,7 +469,8 @@ fn load(context: &Context, suite: &Suite) -> Result<(), Failed> {
     };
     reader_only_reads(context, file, database, &mut problems)?;
     println!(
-        "bird_postgres: {} databases loaded, {rows} rows read back",
+        "bird_postgres: {} databases loaded, {rows} rows read back, {keys} primary keys declared \
+         (the profile's, every one)",
         suite.loaded.len()
     );
     all_right(problems)
@@ -539,6 +622,19 @@ fn reader_only_reads(
         }
     }
     Ok(())
+}
+
+/// How many primary keys `database`'s tables have on the server.
+fn declared_keys(context: &Context, database: &str) -> Result<usize, Failed> {
+    let mut admin = connect(&context.admin, database)?;
+    let row = admin
+        .query_one(
+            "SELECT count(*) FROM pg_constraint \
+             WHERE contype = 'p' AND connamespace = 'public'::regnamespace",
+            &[],
+        )
+        .map_err(pg)?;
+    Ok(usize::try_from(row.get::<_, i64>(0))?)
 }
 
 /// Every gold of the suite's schemas run on every database of its schema.

@@ -35,6 +35,7 @@ pub use distill::{
     SchemaInput, SchemaOutcome, DEFAULT_MAX_STEPS,
 };
 pub use inputs::schema_inputs;
+pub use profile::Profile;
 
 use std::path::{Path, PathBuf};
 

@@ -20,7 +20,7 @@
 //! What a profile cannot tell: joint distributions (which values go together in a row), how
 //! often each value occurs, text shapes beyond the samples, and references it does not list.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use rusqlite::types::Value;
@@ -99,6 +99,17 @@ impl Profile {
     /// The statistics of database `db_id`, if the profile has it.
     pub fn database(&self, db_id: &str) -> Option<&DatabaseProfile> {
         self.databases.get(db_id)
+    }
+
+    /// The primary key of each table of database `db_id` that has one, by table name as the
+    /// profile spells it (none for a database the profile lacks).
+    pub fn primary_keys(&self, db_id: &str) -> BTreeMap<String, Vec<String>> {
+        self.database(db_id)
+            .into_iter()
+            .flat_map(|d| &d.tables)
+            .filter(|t| !t.primary_key.is_empty())
+            .map(|t| (t.name.clone(), t.primary_key.clone()))
+            .collect()
     }
 }
 
@@ -421,6 +432,18 @@ mod tests {
             .database("shop")
             .unwrap()
             .clone()
+    }
+
+    #[test]
+    fn primary_keys_name_the_tables_that_have_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("profile.json");
+        std::fs::write(&path, PROFILE).unwrap();
+        let profile = Profile::read(&path).unwrap();
+        let keys = profile.primary_keys("shop");
+        assert_eq!(keys.len(), 1, "orders has an empty key: {keys:?}");
+        assert_eq!(keys["customers"], ["id"]);
+        assert!(profile.primary_keys("elsewhere").is_empty());
     }
 
     #[test]

@@ -23,6 +23,14 @@
 //! (a database whose mark matches its file is kept as it is, not loaded again; one whose mark
 //! differs is dropped and loaded again; one without the mark is never touched), analysed, and
 //! closed to everyone but `reader`, which may connect and `SELECT`, nothing else.
+//!
+//! **Keys.** A SQLite file need not declare the keys of the database it stands for (a suite
+//! distilled from BIRD's profile does not); [`PrimaryKeys`] names them, per table, and each is
+//! declared on the copy after its rows are in (`ALTER TABLE … ADD PRIMARY KEY`), which is what
+//! lets PostgreSQL select a table's other columns under `GROUP BY` its key. A key the rows do not
+//! satisfy (a NULL or a repeated value) is not declared: the [`LoadReport`] says which and why,
+//! and the rows stay as they are. The keys are part of the mark: loading again with other keys
+//! loads again.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -90,7 +98,16 @@ pub struct LoadReport {
     pub rows: usize,
     /// Per `table.column`, the values its PostgreSQL type cannot hold, loaded as NULL.
     pub nulled: BTreeMap<String, usize>,
+    /// Primary keys declared.
+    pub keys: usize,
+    /// Per table, why its primary key was not declared (the server's message, or a column the
+    /// table lacks).
+    pub keys_refused: BTreeMap<String, String>,
 }
+
+/// The primary key of each table of a database, by table name (letter case ignored when they
+/// are matched with a file's tables and columns).
+pub type PrimaryKeys = BTreeMap<String, Vec<String>>;
 
 /// A PostgreSQL column type the loader creates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -413,13 +430,17 @@ fn copy_rows(
 }
 
 fn server_error(database: &str, e: postgres::Error) -> LoadError {
-    let message = match e.as_db_error() {
-        Some(db) => format!("{}: {}", db.code().code(), db.message()),
-        None => e.to_string(),
-    };
     LoadError::Server {
         database: database.to_owned(),
-        message,
+        message: server_message(&e),
+    }
+}
+
+/// The server's SQLSTATE and message, or the client's error.
+fn server_message(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}: {}", db.code().code(), db.message()),
+        None => e.to_string(),
     }
 }
 
@@ -436,13 +457,20 @@ pub fn load_sqlite(
     file: &Path,
     database: &str,
     reader: Option<&str>,
+    keys: &PrimaryKeys,
 ) -> Result<LoadReport, LoadError> {
     let config = Config::from_str(admin).map_err(|e| LoadError::Connection(e.to_string()))?;
     let bytes = std::fs::read(file).map_err(|e| LoadError::Sqlite {
         path: file.to_owned(),
         message: e.to_string(),
     })?;
-    let mark = format!("{MARK}{}", blake3::hash(&bytes).to_hex());
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&bytes);
+    if !keys.is_empty() {
+        // Without keys the mark is the file's hash alone, as before keys were declared.
+        hasher.update(format!("{keys:?}").as_bytes());
+    }
+    let mark = format!("{MARK}{}", hasher.finalize().to_hex());
     let connect = |db: &str| {
         config
             .clone()
@@ -481,7 +509,7 @@ pub fn load_sqlite(
     server
         .batch_execute(&create)
         .map_err(|e| server_error("postgres", e))?;
-    let loaded = fill(&connect, file, database, reader);
+    let loaded = fill(&connect, file, database, reader, keys);
     let finish = match &loaded {
         // The mark last: a database without it was not loaded completely.
         Ok(_) => format!("COMMENT ON DATABASE {} IS '{mark}'", quoted(database)),
@@ -499,6 +527,7 @@ fn fill(
     file: &Path,
     database: &str,
     reader: Option<&str>,
+    keys: &PrimaryKeys,
 ) -> Result<LoadReport, LoadError> {
     let db =
         rusqlite::Connection::open_with_flags(file, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
@@ -519,6 +548,17 @@ fn fill(
             other => other,
         })?;
         report.tables += 1;
+        let key = keys
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(&table.name));
+        if let Some((_, columns)) = key.filter(|(_, columns)| !columns.is_empty()) {
+            match declare_key(&mut tx, table, columns) {
+                Ok(()) => report.keys += 1,
+                Err(why) => {
+                    report.keys_refused.insert(table.name.clone(), why);
+                }
+            }
+        }
     }
     let db_name = quoted(database);
     let mut privileges = format!(
@@ -536,6 +576,43 @@ fn fill(
     tx.commit().map_err(server)?;
     client.batch_execute("ANALYZE").map_err(server)?;
     Ok(report)
+}
+
+/// Declares `columns` (names as `keys` spell them; letter case ignored) the primary key of
+/// `table`'s copy, inside a savepoint: if the rows do not satisfy it, the transaction goes on
+/// without it and the server's message is returned.
+fn declare_key(
+    tx: &mut postgres::Transaction<'_>,
+    table: &Table,
+    columns: &[String],
+) -> Result<(), String> {
+    let mut names = Vec::new();
+    for column in columns {
+        let Some((name, _)) = table
+            .columns
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(column))
+        else {
+            return Err(format!("no column {column:?}"));
+        };
+        names.push(quoted(&pg_name(name)));
+    }
+    let alter = format!(
+        "ALTER TABLE {} ADD PRIMARY KEY ({})",
+        quoted(&pg_name(&table.name)),
+        names.join(", ")
+    );
+    let mut savepoint = tx
+        .savepoint("primary_key")
+        .map_err(|e| server_message(&e))?;
+    match savepoint.batch_execute(&alter) {
+        Ok(()) => savepoint.commit().map_err(|e| server_message(&e)),
+        Err(e) => {
+            let why = server_message(&e);
+            savepoint.rollback().map_err(|e| server_message(&e))?;
+            Err(why)
+        }
+    }
 }
 
 /// One file of a suite and what loading it came to.
@@ -560,13 +637,15 @@ pub fn suite_name(names: &str, db_id: &str, file: &Path) -> String {
 }
 
 /// Loads every file `files` (a glob with `{db_id}`) matches for each of `db_ids`, each as the
-/// database [`suite_name`] names, with [`load_sqlite`]; one outcome per file, in order.
+/// database [`suite_name`] names, with [`load_sqlite`] and the keys `keys` gives its `db_id`;
+/// one outcome per file, in order.
 pub fn load_suite(
     admin: &str,
     files: &str,
     names: &str,
     db_ids: &[String],
     reader: Option<&str>,
+    keys: &dyn Fn(&str) -> PrimaryKeys,
 ) -> Result<Vec<Loaded>, LoadError> {
     let mut out = Vec::new();
     for db_id in db_ids {
@@ -577,9 +656,10 @@ pub fn load_suite(
             .filter(|p| p.is_file())
             .collect();
         found.sort();
+        let keys = keys(db_id);
         for file in found {
             let database = suite_name(names, db_id, &file);
-            let outcome = load_sqlite(admin, &file, &database, reader);
+            let outcome = load_sqlite(admin, &file, &database, reader, &keys);
             out.push(Loaded {
                 file,
                 database,
