@@ -8,8 +8,8 @@
 //! changes which comparisons hold, three-valued logic, rather than making the database
 //! simpler to read), nor are blobs or NULLs changed. Left alone: primary-key columns and every
 //! column a declared foreign key names on either side (a referenced key changes with its
-//! references or not at all: here, not at all), tables without rowids, and tables left with
-//! more than [`MAX_ROWS`] rows. Each candidate is an `UPDATE` of one cell inside a savepoint:
+//! references or not at all: here, not at all) and tables without rowids; and every value of a
+//! counterexample one of whose tables read was left with more than [`MAX_ROWS`] rows. Each candidate is an `UPDATE` of one cell inside a savepoint:
 //! SQLite refuses one that breaks NOT NULL, UNIQUE or CHECK (the candidate fails), a kept one
 //! is released, any other rolled back. Each counts as a probe against the item's budget (and
 //! its queries' steps); when the budget is spent, the cells not yet tried stay as they are.
@@ -27,8 +27,9 @@ use crate::denotation::Value;
 
 /// Values tried per cell at most.
 pub const MAX_CANDIDATES: usize = 3;
-/// A table left with more rows than this keeps its values (a shrinking that kept many rows is
-/// not made clearer by simpler values, and each cell costs probes).
+/// A counterexample with a table read left with more rows than this keeps its values (a
+/// shrinking that kept many rows is not made clearer by simpler values, each cell costs
+/// probes, and so would shrinking its rows once more).
 pub const MAX_ROWS: usize = 10;
 
 /// One cell whose value was replaced.
@@ -151,6 +152,11 @@ pub fn simplify(
     if spent.stopped.is_some() {
         return changes;
     }
+    let reads = |name: &String| read.is_none_or(|r| r.contains(name));
+    let large = |t: &super::scratch::Table| t.rowids.as_ref().is_some_and(|r| r.len() > MAX_ROWS);
+    if scratch.tables.iter().any(|t| reads(&t.name) && large(t)) {
+        return changes;
+    }
     let names: Vec<String> = scratch.tables.iter().map(|t| t.name.clone()).collect();
     let keys = scratch.trusted(|c| key_columns(c, &names));
     let limits = probe_limits(q);
@@ -159,7 +165,7 @@ pub fn simplify(
         let Some(rowids) = scratch.tables[t].rowids.clone() else {
             continue;
         };
-        if rowids.len() > MAX_ROWS || read.is_some_and(|r| !r.contains(&name)) {
+        if !reads(&name) {
             continue;
         }
         let columns = scratch
