@@ -8,13 +8,16 @@
 //! included), and no declared foreign key dangles where it did not. Bounded per item by a
 //! number of probes and of SQLite steps ([`Budget`]), both deterministic: the same
 //! counterexample on every machine, under any load and any number of workers. Past the bound
-//! the smallest database so far is kept and said not minimal. What is shown is re-checked: both queries run again on the
+//! the smallest database so far is kept and said not minimal. Once the rows are minimal, the
+//! values of the rows left are simplified ([`simplify`]) within the same budget, and the rows
+//! shrunk once more if a value changed. What is shown is re-checked: both queries run again on the
 //! shrunk copy with the metric's full limits and still differ, or nothing is shown and why
 //! is said.
 
 pub mod ddmin;
 mod scratch;
 mod shrink;
+mod simplify;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -167,6 +170,25 @@ pub struct Counterexample {
     /// Declared foreign keys that could not be kept (the schema lacks their parent table or
     /// column): `child → parent`.
     pub unchecked_keys: Vec<String>,
+    /// The cells whose values were simplified, in the order tried.
+    #[serde(default)]
+    pub simplified: Vec<Simplified>,
+}
+
+/// A cell of a counterexample whose value was replaced by a simpler one (gold and prediction
+/// still differing with it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Simplified {
+    /// The table.
+    pub table: String,
+    /// The row, by position among the table's rows shown (from 0).
+    pub row: usize,
+    /// The column.
+    pub column: String,
+    /// The value the database had.
+    pub was: Value,
+    /// The value shown.
+    pub now: Value,
 }
 
 /// A counterexample, or why none is shown.
@@ -202,7 +224,14 @@ fn find_counterexample(q: &Question<'_>, budget: Budget) -> Result<Counterexampl
         (Some(g), Some(p)) => Some(g.union(p).cloned().collect()),
         _ => None,
     };
-    let shrinking = shrink::shrink(q, &mut scratch, read.as_ref(), budget);
+    let read = read.as_ref();
+    let mut shrinking = shrink::shrink(q, &mut scratch, read, budget, Default::default());
+    let changes = simplify::simplify(q, &mut scratch, read, budget, &mut shrinking);
+    if !changes.is_empty() && shrinking.stopped.is_none() {
+        // With simpler values a row may have become deletable: 1-minimal again.
+        shrinking = shrink::shrink(q, &mut scratch, read, budget, shrinking);
+    }
+    let simplified = simplified(&scratch, changes);
     // The re-check: both queries again, under the metric's full limits.
     let Some(told) = shrink::told_apart(q, scratch.connection(), &q.limits) else {
         return Err(format!(
@@ -260,7 +289,27 @@ fn find_counterexample(q: &Question<'_>, budget: Budget) -> Result<Counterexampl
         predicted,
         plugged: q.plugged.then(|| q.prediction.to_owned()),
         unchecked_keys: scratch.unchecked_keys.clone(),
+        simplified,
     })
+}
+
+/// The changes to rows still there, each named by its row's position among its table's rows
+/// (rowid order, the order they are shown in).
+fn simplified(scratch: &Scratch, changes: Vec<simplify::Change>) -> Vec<Simplified> {
+    changes
+        .into_iter()
+        .filter_map(|c| {
+            let table = &scratch.tables[c.table];
+            let row = table.rowids.as_ref()?.iter().position(|&r| r == c.rowid)?;
+            Some(Simplified {
+                table: table.name.clone(),
+                row,
+                column: c.column,
+                was: c.was,
+                now: c.now,
+            })
+        })
+        .collect()
 }
 
 /// `label (N rows; columns a, b):` and the rows, indented.
@@ -303,6 +352,23 @@ impl Counterexample {
         }
         for t in &self.tables {
             show(&mut out, "  ", &format!("table {}", t.table), &t.rows);
+        }
+        if !self.simplified.is_empty() {
+            let cells: Vec<String> = self
+                .simplified
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} row {} {}: {} (was {})",
+                        s.table,
+                        s.row + 1,
+                        s.column,
+                        s.now,
+                        s.was
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "  values simplified: {}", cells.join(", "));
         }
         if !self.unchecked_keys.is_empty() {
             let _ = writeln!(

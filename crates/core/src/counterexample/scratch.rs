@@ -116,6 +116,13 @@ impl Scratch {
         })
     }
 
+    /// Runs the shrinker's own statements with the write gate open (a value simplified in a
+    /// savepoint, the schema's pragmas read).
+    pub fn trusted<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
+        let _open = self.gate.open();
+        f(&self.conn)
+    }
+
     /// The connection untrusted queries run on (behind the gate, shut).
     pub fn connection(&self) -> &Connection {
         &self.conn

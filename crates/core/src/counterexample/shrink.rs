@@ -49,7 +49,7 @@ pub fn told_apart(q: &Question<'_>, conn: &Connection, limits: &Limits) -> Optio
 }
 
 /// [`told_apart`], adding the SQLite steps its queries took to `steps`.
-fn told_apart_counting(
+pub(super) fn told_apart_counting(
     q: &Question<'_>,
     conn: &Connection,
     limits: &Limits,
@@ -110,6 +110,7 @@ fn told_apart_counting(
 }
 
 /// What shrinking did: probes spent and why it stopped early, if it did.
+#[derive(Default)]
 pub struct Shrinking {
     /// Candidate deletions tried.
     pub probes: usize,
@@ -119,19 +120,28 @@ pub struct Shrinking {
     pub stopped: Option<String>,
 }
 
-/// Deletes rows of `scratch` while the question's queries still differ on it, within `budget`.
-/// `read`: the tables either query reads (`None`: unknown, all of them).
+/// A probe query's limits: the metric's, with at most [`PROBE_MAX_STEPS`] steps.
+pub(super) fn probe_limits(q: &Question<'_>) -> Limits {
+    Limits {
+        max_steps: Some(
+            q.limits
+                .max_steps
+                .map_or(PROBE_MAX_STEPS, |m| m.min(PROBE_MAX_STEPS)),
+        ),
+        ..q.limits
+    }
+}
+
+/// Deletes rows of `scratch` while the question's queries still differ on it, within `budget`
+/// (what was `spent` already counts). `read`: the tables either query reads (`None`: unknown,
+/// all of them).
 pub fn shrink(
     q: &Question<'_>,
     scratch: &mut Scratch,
     read: Option<&BTreeSet<String>>,
     budget: Budget,
+    mut spent: Shrinking,
 ) -> Shrinking {
-    let mut spent = Shrinking {
-        probes: 0,
-        steps: 0,
-        stopped: None,
-    };
     // Deletions kept so far, and for each table the count when its rows were last found
     // 1-minimal: with no deletion since, reducing it again would find what it found.
     let mut generation = 0usize;
@@ -191,14 +201,7 @@ fn reduce_table(
         .copied()
         .filter(|id| !pinned.contains(id))
         .collect();
-    let limits = Limits {
-        max_steps: Some(
-            q.limits
-                .max_steps
-                .map_or(PROBE_MAX_STEPS, |m| m.min(PROBE_MAX_STEPS)),
-        ),
-        ..q.limits
-    };
+    let limits = probe_limits(q);
     let mut test = |keep: &[i64]| -> Probe {
         if spent.probes >= budget.probes {
             spent.stopped = Some(format!(

@@ -57,11 +57,12 @@ fn a_boundary_row_is_all_that_is_kept_and_the_file_is_untouched() {
     assert_eq!((c.original_rows, c.rows, c.other_rows), (40, 1, 0));
     assert_eq!(c.tables.len(), 1);
     assert_eq!(c.tables[0].table, "person");
+    // The name is simplified (it only has to be there); the age, the boundary, stays.
     assert_eq!(
         c.tables[0].rows.rows,
         vec![vec![
             Value::Int(10),
-            Value::Text("p10".into()),
+            Value::Text(String::new()),
             Value::Int(30)
         ]]
     );
@@ -204,4 +205,83 @@ fn a_table_neither_query_reads_is_emptied_without_running_them() {
     ));
     assert_eq!(c.steps, without.steps);
     assert_eq!(c.probes, without.probes + 1);
+}
+
+#[test]
+fn a_value_is_simplified_and_one_the_queries_need_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path(), PEOPLE);
+    let q = question(
+        &db,
+        "SELECT name FROM person WHERE age > 30",
+        "SELECT name FROM person WHERE age >= 30",
+    );
+    let c = shown(find(&q, Budget::default()));
+    // `name` 'p10' becomes '' (the queries still differ: one row against none); `age` 30
+    // would make them agree as 0 or 1 (both empty), so it stays; `id` is the primary key.
+    assert_eq!(
+        c.simplified,
+        vec![Simplified {
+            table: "person".into(),
+            row: 0,
+            column: "name".into(),
+            was: Value::Text("p10".into()),
+            now: Value::Text(String::new()),
+        }]
+    );
+    assert_eq!(c.tables[0].rows.rows[0][2], Value::Int(30));
+    assert_eq!(c.predicted.rows, vec![vec![Value::Text(String::new())]]);
+    let text = c.render();
+    assert!(
+        text.contains("values simplified: person row 1 name: '' (was 'p10')"),
+        "{text}"
+    );
+    // Only re-checked values are shown, and the same ones every time.
+    assert!(c.minimal);
+    assert_eq!(find(&q, Budget::default()), Found::Shown(Box::new(c)));
+}
+
+#[test]
+fn a_referenced_key_and_its_references_are_left_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(
+        dir.path(),
+        "CREATE TABLE team(id INTEGER PRIMARY KEY, code TEXT UNIQUE, name TEXT);
+         CREATE TABLE player(id INTEGER PRIMARY KEY, team TEXT REFERENCES team(code), goals INT);
+         INSERT INTO team VALUES (1, 'ALP', 'Alpha'), (2, 'BET', 'Beta');
+         INSERT INTO player VALUES (1, 'ALP', 7), (2, 'BET', 3), (3, 'ALP', 5);",
+    );
+    // Neither query joins on the key: only the declared foreign key ties the two rows kept, so
+    // simplifying `team.code` or `player.team` would keep them differing but leave the
+    // reference dangling.
+    let q = question(
+        &db,
+        "SELECT t.name, p.goals FROM player p, team t",
+        "SELECT t.name, p.goals + 1 FROM player p, team t",
+    );
+    let c = shown(find(&q, Budget::default()));
+    assert!(c.minimal, "{}", c.render());
+    let rows = |table: &str| {
+        let t = c.tables.iter().find(|t| t.table == table).unwrap();
+        t.rows.rows.clone()
+    };
+    let (team, player) = (rows("team"), rows("player"));
+    assert_eq!((team.len(), player.len()), (1, 1), "{}", c.render());
+    // The key (`team.code`) and the reference (`player.team`) keep the database's value, the
+    // same on both sides; the other cells are simplified.
+    assert_eq!(team[0][1], player[0][1]);
+    assert!(
+        matches!(&team[0][1], Value::Text(code) if code.len() == 3),
+        "{team:?}"
+    );
+    assert_eq!(
+        (&team[0][2], &player[0][2]),
+        (&Value::Text(String::new()), &Value::Int(0))
+    );
+    let columns: Vec<&str> = c.simplified.iter().map(|s| s.column.as_str()).collect();
+    assert_eq!(columns, ["name", "goals"], "{}", c.render());
+    assert_eq!(
+        c.gold.rows,
+        vec![vec![Value::Text(String::new()), Value::Int(0)]]
+    );
 }

@@ -35,7 +35,9 @@
 //! "difference":"…",
 //! "tables":[{"table":"singer","columns":["id","name"],"rows":[[1,"Joe"]],"count":1}],
 //! "gold":{…},"predicted":{…}}` (`not_minimal` says why a budget stopped it, `plugged` the
-//! prediction with the gold's values it is for), or `{"not_shown":"why"}`.
+//! prediction with the gold's values it is for, `simplified` the cells whose values were
+//! simplified: `[{"table":"singer","row":0,"column":"name","was":"Joe","now":""}]`), or
+//! `{"not_shown":"why"}`.
 //!
 //! A set read with an extraction rule (`[[predictions]] extract`) adds, where the rule took
 //! the SQL out of the answer, how and from which lines: `"extracted":{"found":"fence",
@@ -312,6 +314,19 @@ fn counterexample(found: &Found) -> serde_json::Value {
     }
     if !c.unchecked_keys.is_empty() {
         out["unchecked_keys"] = c.unchecked_keys.clone().into();
+    }
+    if !c.simplified.is_empty() {
+        out["simplified"] = c
+            .simplified
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "table": s.table, "row": s.row, "column": s.column,
+                    "was": cell(&s.was), "now": cell(&s.now),
+                })
+            })
+            .collect::<Vec<_>>()
+            .into();
     }
     out
 }
