@@ -202,7 +202,11 @@ fn find_counterexample(q: &Question<'_>, budget: Budget) -> Result<Counterexampl
         (Some(g), Some(p)) => Some(g.union(p).cloned().collect()),
         _ => None,
     };
-    let shrinking = shrink::shrink(q, &mut scratch, read.as_ref(), budget);
+    let reads = shrink::Reads {
+        either: read.as_ref(),
+        gold: gold_reads.as_ref().filter(|_| read.is_some()),
+    };
+    let shrinking = shrink::shrink(q, &mut scratch, &reads, budget);
     // The re-check: both queries again, under the metric's full limits.
     let Some(told) = shrink::told_apart(q, scratch.connection(), &q.limits) else {
         return Err(format!(
