@@ -224,12 +224,15 @@ fn find_counterexample(q: &Question<'_>, budget: Budget) -> Result<Counterexampl
         (Some(g), Some(p)) => Some(g.union(p).cloned().collect()),
         _ => None,
     };
-    let read = read.as_ref();
-    let mut shrinking = shrink::shrink(q, &mut scratch, read, budget, Default::default());
-    let changes = simplify::simplify(q, &mut scratch, read, budget, &mut shrinking);
+    let reads = shrink::Reads {
+        either: read.as_ref(),
+        gold: gold_reads.as_ref().filter(|_| read.is_some()),
+    };
+    let mut shrinking = shrink::shrink(q, &mut scratch, &reads, budget, Default::default());
+    let changes = simplify::simplify(q, &mut scratch, read.as_ref(), budget, &mut shrinking);
     if !changes.is_empty() && shrinking.stopped.is_none() {
         // With simpler values a row may have become deletable: 1-minimal again.
-        shrinking = shrink::shrink(q, &mut scratch, read, budget, shrinking);
+        shrinking = shrink::shrink(q, &mut scratch, &reads, budget, shrinking);
     }
     let simplified = simplified(&scratch, changes);
     // The re-check: both queries again, under the metric's full limits.

@@ -45,7 +45,9 @@ fn steps_of(result: &Result<ResultTable, QueryError>) -> u64 {
 /// under `limits` (the metric's, or a probe's tighter ones): the exec metric's judgement on one
 /// database, where a query that fails tells nothing.
 pub fn told_apart(q: &Question<'_>, conn: &Connection, limits: &Limits) -> Option<Told> {
-    told_apart_counting(q, conn, limits, &mut 0)
+    let gold = run_gold(q, conn, limits);
+    let mut steps = 0;
+    told_apart_given(q, conn, limits, &gold, &mut steps)
 }
 
 /// [`told_apart`], adding the SQLite steps its queries took to `steps`.
@@ -55,10 +57,33 @@ pub(super) fn told_apart_counting(
     limits: &Limits,
     steps: &mut u64,
 ) -> Option<Told> {
+    let gold = run_gold(q, conn, limits);
+    told_apart_given(q, conn, limits, &gold, steps)
+}
+
+/// The gold run on `conn` under `limits`: its result, or the steps it took before it failed.
+fn run_gold(q: &Question<'_>, conn: &Connection, limits: &Limits) -> Result<ResultTable, u64> {
+    let gold = run_query(conn, q.gold, limits);
+    let steps = steps_of(&gold);
+    gold.map_err(|_| steps)
+}
+
+/// [`told_apart`] with the gold's outcome on `conn` given (run, or known from a state whose
+/// tables the gold reads had the same rows), adding the SQLite steps of both queries to `steps`
+/// (the gold's as it took them where it ran).
+fn told_apart_given(
+    q: &Question<'_>,
+    conn: &Connection,
+    limits: &Limits,
+    gold: &Result<ResultTable, u64>,
+    steps: &mut u64,
+) -> Option<Told> {
     let limits = *limits;
-    let gold = run_query(conn, q.gold, &limits);
-    *steps += steps_of(&gold);
-    let gold = gold.ok()?;
+    *steps += match gold {
+        Ok(table) => table.steps,
+        Err(spent) => *spent,
+    };
+    let gold = gold.as_ref().ok()?.clone();
     let cap = match q.compare.as_sets {
         true => limits.max_rows,
         false => gold.rows.len().min(limits.max_rows),
@@ -118,6 +143,8 @@ pub struct Shrinking {
     pub steps: u64,
     /// Why it stopped before the database was 1-minimal, if it did.
     pub stopped: Option<String>,
+    /// Probes whose gold did not run: its outcome was known ([`KnownGold`]).
+    pub gold_reused: usize,
 }
 
 /// A probe query's limits: the metric's, with at most [`PROBE_MAX_STEPS`] steps.
@@ -132,28 +159,52 @@ pub(super) fn probe_limits(q: &Question<'_>) -> Limits {
     }
 }
 
+/// The tables the queries read, by their plans (`None`: unknown, all of them).
+pub struct Reads<'a> {
+    /// Those either query reads.
+    pub either: Option<&'a BTreeSet<String>>,
+    /// Those the gold reads.
+    pub gold: Option<&'a BTreeSet<String>>,
+}
+
+/// The gold's outcome on the rows kept so far (its result, or the steps it took before it
+/// failed), once known: a candidate deletion in a table the gold does not read leaves the rows
+/// it reads as they are, so the gold's outcome on it is this one, and the gold does not run.
+/// Its steps are counted all the same (the budget, and so the counterexample, is what it would
+/// be were the gold run).
+type KnownGold = Option<Result<ResultTable, u64>>;
+
 /// Deletes rows of `scratch` while the question's queries still differ on it, within `budget`
-/// (what was `spent` already counts). `read`: the tables either query reads (`None`: unknown,
-/// all of them).
+/// (what was `spent` already counts).
 pub fn shrink(
     q: &Question<'_>,
     scratch: &mut Scratch,
-    read: Option<&BTreeSet<String>>,
+    read: &Reads<'_>,
     budget: Budget,
     mut spent: Shrinking,
 ) -> Shrinking {
+    let mut known_gold: KnownGold = None;
     // Deletions kept so far, and for each table the count when its rows were last found
     // 1-minimal: with no deletion since, reducing it again would find what it found.
     let mut generation = 0usize;
     let mut settled: Vec<Option<usize>> = vec![None; scratch.tables.len()];
     // Tables no query reads first (emptying them costs no query), each group children first.
-    let reads = |t: usize| read.is_none_or(|r| r.contains(&scratch.tables[t].name));
+    let reads = |t: usize| {
+        read.either
+            .is_none_or(|r| r.contains(&scratch.tables[t].name))
+    };
     let (mut order, read_order): (Vec<usize>, Vec<usize>) = scratch
         .deletion_order()
         .into_iter()
         .partition(|&t| !reads(t));
     order.extend(read_order);
     let reads: Vec<bool> = (0..scratch.tables.len()).map(reads).collect();
+    let gold_reads: Vec<bool> = (0..scratch.tables.len())
+        .map(|t| {
+            read.gold
+                .is_none_or(|r| r.contains(&scratch.tables[t].name))
+        })
+        .collect();
     loop {
         let mut changed = false;
         for &t in &order {
@@ -164,7 +215,12 @@ pub fn shrink(
             let Some(before) = rows(scratch) else {
                 continue;
             };
-            let minimal = reduce_table(q, scratch, t, reads[t], budget, &mut spent);
+            let table = Reduced {
+                t,
+                reads: reads[t],
+                gold_reads: gold_reads[t],
+            };
+            let minimal = reduce_table(q, scratch, &table, budget, &mut spent, &mut known_gold);
             if rows(scratch) < Some(before) {
                 changed = true;
                 generation += 1;
@@ -182,17 +238,31 @@ pub fn shrink(
     }
 }
 
+/// The table [`reduce_table`] reduces: its position, and whether either query, and the gold,
+/// reads it.
+struct Reduced {
+    t: usize,
+    reads: bool,
+    gold_reads: bool,
+}
+
 /// [`ddmin`] over the rowids of table `t` but those it cannot delete alone
 /// ([`Scratch::pinned`]): a candidate is kept if no foreign key dangles and, where the table is
 /// one the queries read (`reads`), they still differ. Whether what it kept is 1-minimal.
+/// `known_gold`: the gold's outcome on the rows kept, if known (kept up to date).
 fn reduce_table(
     q: &Question<'_>,
     scratch: &mut Scratch,
-    t: usize,
-    reads: bool,
+    table: &Reduced,
     budget: Budget,
     spent: &mut Shrinking,
+    known_gold: &mut KnownGold,
 ) -> bool {
+    let Reduced {
+        t,
+        reads,
+        gold_reads,
+    } = *table;
     let pinned = scratch.pinned(t);
     let ids: Vec<i64> = scratch.tables[t]
         .rowids
@@ -224,11 +294,28 @@ fn reduce_table(
             .into_iter()
             .filter(|id| !keep.contains(id) && !pinned.contains(id))
             .collect();
-        let steps = &mut spent.steps;
+        let (steps, reused) = (&mut spent.steps, &mut spent.gold_reused);
+        let mut gold_here: KnownGold = None;
         let still = &mut |conn: &Connection| {
-            !reads || told_apart_counting(q, conn, &limits, steps).is_some()
+            if !reads {
+                return true;
+            }
+            let gold = match (gold_reads, known_gold.as_ref()) {
+                (false, Some(known)) => {
+                    *reused += 1;
+                    known
+                }
+                _ => gold_here.insert(run_gold(q, conn, &limits)),
+            };
+            told_apart_given(q, conn, &limits, gold, steps).is_some()
         };
-        match scratch.try_delete(t, &gone, still) {
+        let outcome = scratch.try_delete(t, &gone, still);
+        // The gold's outcome on the rows now kept: unchanged where it does not read the table,
+        // this probe's where the deletion is kept.
+        if gold_here.is_some() && (!gold_reads || matches!(outcome, Ok(true))) {
+            *known_gold = gold_here;
+        }
+        match outcome {
             Ok(true) => Probe::Holds,
             Ok(false) => Probe::Fails,
             Err(e) => {

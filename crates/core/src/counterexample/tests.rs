@@ -285,3 +285,66 @@ fn a_referenced_key_and_its_references_are_left_as_they_are() {
         vec![vec![Value::Text(String::new()), Value::Int(0)]]
     );
 }
+
+/// `db` shrunk for `q` with the gold's reads known (`gold_known`) or taken as every table: the
+/// rowids kept in each table, and what it spent.
+fn shrunk_with(
+    db: &Database,
+    q: &Question<'_>,
+    gold_known: bool,
+) -> (Vec<Option<Vec<i64>>>, shrink::Shrinking) {
+    let path = Path::new(db.as_file().unwrap());
+    let mut scratch = Scratch::open(path, Clock::System).unwrap();
+    let gold = scratch.tables_read(q.gold).unwrap();
+    let mut either = gold.clone();
+    either.extend(scratch.tables_read(q.prediction).unwrap());
+    let reads = shrink::Reads {
+        either: Some(&either),
+        gold: gold_known.then_some(&gold),
+    };
+    let spent = shrink::shrink(
+        q,
+        &mut scratch,
+        &reads,
+        Budget::default(),
+        Default::default(),
+    );
+    (
+        scratch.tables.iter().map(|t| t.rowids.clone()).collect(),
+        spent,
+    )
+}
+
+#[test]
+fn a_probe_in_a_table_the_gold_does_not_read_reuses_the_gold_result() {
+    // Only the prediction reads `note`: deleting notes leaves the gold's rows as they were.
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(
+        dir.path(),
+        &format!(
+            "{PEOPLE}
+            CREATE TABLE note(id INTEGER PRIMARY KEY, text TEXT);
+            INSERT INTO note SELECT id, name FROM person;"
+        ),
+    );
+    let q = question(
+        &db,
+        "SELECT name FROM person WHERE age > 30",
+        "SELECT name FROM person WHERE age > 30 AND id NOT IN (SELECT id FROM note)",
+    );
+    let c = shown(find(&q, Budget::default()));
+    // One person over 30 and the note that hides them from the prediction.
+    assert!(c.minimal, "{c:?}");
+    assert_eq!((c.rows, c.other_rows), (2, 0), "{}", c.render());
+    // The same rows kept, probes and steps counted, with the gold run on every probe or not.
+    let (kept, reusing) = shrunk_with(&db, &q, true);
+    let (kept_running, running) = shrunk_with(&db, &q, false);
+    assert_eq!(kept, kept_running);
+    assert_eq!(
+        (reusing.probes, reusing.steps),
+        (running.probes, running.steps)
+    );
+    assert_eq!(running.gold_reused, 0);
+    assert!(reusing.gold_reused > 0, "{}", reusing.gold_reused);
+    assert!(reusing.gold_reused < reusing.probes);
+}
