@@ -2,16 +2,17 @@
 //! left in the tables the queries read is replaced by a simpler value where gold and prediction
 //! still differ with it (`spec/counterexample.md`, "Values").
 //!
-//! Candidates, simplest first, at most [`MAX_CANDIDATES`] per cell, the first that keeps them
-//! differing is kept: an integer becomes 0, then ±1; a real 0.0, then ±1.0, then its integer
+//! First every cell is set to its simplest candidate at once, one probe; if the queries still
+//! differ, that is the outcome. Otherwise cell by cell: candidates, simplest first, at most
+//! [`MAX_CANDIDATES`] per cell, the first that keeps them differing is kept: an integer becomes 0, then ±1; a real 0.0, then ±1.0, then its integer
 //! part; a text `''`, then its first character, then its first word. NULL is never put in (it
 //! changes which comparisons hold, three-valued logic, rather than making the database
 //! simpler to read), nor are blobs or NULLs changed. Left alone: primary-key columns and every
 //! column a declared foreign key names on either side (a referenced key changes with its
 //! references or not at all: here, not at all) and tables without rowids; and every value of a
-//! counterexample one of whose tables read was left with more than [`MAX_ROWS`] rows. Each candidate is an `UPDATE` of one cell inside a savepoint:
-//! SQLite refuses one that breaks NOT NULL, UNIQUE or CHECK (the candidate fails), a kept one
-//! is released, any other rolled back. Each counts as a probe against the item's budget (and
+//! counterexample one of whose tables read was left with more than [`MAX_ROWS`] rows. Each try
+//! is an `UPDATE` of its cells inside a savepoint: SQLite refuses one that breaks NOT NULL,
+//! UNIQUE or CHECK (the try fails), a kept one is released, any other rolled back. Each counts as a probe against the item's budget (and
 //! its queries' steps); when the budget is spent, the cells not yet tried stay as they are.
 
 use std::collections::BTreeSet;
@@ -160,63 +161,157 @@ pub fn simplify(
     let names: Vec<String> = scratch.tables.iter().map(|t| t.name.clone()).collect();
     let keys = scratch.trusted(|c| key_columns(c, &names));
     let limits = probe_limits(q);
-    for t in 0..scratch.tables.len() {
-        let name = scratch.tables[t].name.clone();
-        let Some(rowids) = scratch.tables[t].rowids.clone() else {
+    let slots = slots(scratch, &keys, reads);
+    // First every cell at its simplest candidate at once, one probe: where that keeps the
+    // queries apart (most counterexamples), it is the cell-by-cell outcome without its probes.
+    let simplest: Vec<(&Slot, Sql)> = slots
+        .iter()
+        .filter_map(|slot| Some((slot, candidates(&slot.was).into_iter().next()?)))
+        .collect();
+    if simplest.len() > 1 && spent.probes < budget.probes && spent.steps < budget.steps {
+        spent.probes += 1;
+        let steps = &mut spent.steps;
+        let still = |conn: &Connection| told_apart_counting(q, conn, &limits, steps).is_some();
+        let Ok(kept) = try_set(scratch, &simplest, still) else {
+            return changes;
+        };
+        if let Some(now) = kept {
+            return simplest
+                .iter()
+                .zip(now)
+                .map(|((slot, _), now)| slot.change(now))
+                .collect();
+        }
+    }
+    for slot in &slots {
+        for candidate in candidates(&slot.was) {
+            if spent.probes >= budget.probes || spent.steps >= budget.steps {
+                return changes;
+            }
+            spent.probes += 1;
+            let steps = &mut spent.steps;
+            let still = |conn: &Connection| told_apart_counting(q, conn, &limits, steps).is_some();
+            let Ok(kept) = try_set(scratch, &[(slot, candidate)], still) else {
+                return changes;
+            };
+            if let Some(now) = kept {
+                changes.extend(now.into_iter().map(|now| slot.change(now)));
+                break;
+            }
+        }
+    }
+    changes
+}
+
+/// A cell whose value may be simplified: its table (position and name), row and column, and
+/// its value.
+struct Slot {
+    table: usize,
+    name: String,
+    rowid: i64,
+    column: String,
+    was: Sql,
+}
+
+impl Slot {
+    fn cell(&self) -> Cell<'_> {
+        Cell {
+            table: &self.name,
+            column: &self.column,
+            rowid: self.rowid,
+        }
+    }
+
+    fn change(&self, now: Sql) -> Change {
+        Change {
+            table: self.table,
+            rowid: self.rowid,
+            column: self.column.clone(),
+            was: value(self.was.clone()),
+            now: value(now),
+        }
+    }
+}
+
+/// The cells that may be simplified, in the order tried: tables in `sqlite_master` order (those
+/// `reads` and with rowids), columns in the table's order but for keys and `keys`, rows by
+/// rowid.
+fn slots(
+    scratch: &Scratch,
+    keys: &BTreeSet<(String, String)>,
+    reads: impl Fn(&String) -> bool,
+) -> Vec<Slot> {
+    let mut out = Vec::new();
+    for (t, table) in scratch.tables.iter().enumerate() {
+        let Some(rowids) = &table.rowids else {
             continue;
         };
-        if !reads(&name) {
+        if !reads(&table.name) {
             continue;
         }
         let columns = scratch
             .trusted(|c| {
                 let q = format!(
                     "SELECT name FROM pragma_table_info({}) WHERE pk = 0 ORDER BY cid",
-                    crate::sql_tokens::quote(&name, '\'')
+                    crate::sql_tokens::quote(&table.name, '\'')
                 );
                 texts(c, &q, 0)
             })
             .unwrap_or_default();
-        let lower = name.to_lowercase();
-        let free = columns
-            .into_iter()
-            .filter(|c| !keys.contains(&(lower.clone(), c.to_lowercase())));
-        for column in free.collect::<Vec<_>>() {
-            for &rowid in &rowids {
-                let cell = Cell {
-                    table: &name,
-                    column: &column,
+        let lower = table.name.to_lowercase();
+        for column in columns {
+            if keys.contains(&(lower.clone(), column.to_lowercase())) {
+                continue;
+            }
+            for &rowid in rowids {
+                let mut slot = Slot {
+                    table: t,
+                    name: table.name.clone(),
                     rowid,
+                    column: column.clone(),
+                    was: Sql::Null,
                 };
-                let Some(was) = scratch.trusted(|c| cell.get(c)) else {
-                    continue;
-                };
-                for candidate in candidates(&was) {
-                    if spent.probes >= budget.probes || spent.steps >= budget.steps {
-                        return changes;
-                    }
-                    spent.probes += 1;
-                    let steps = &mut spent.steps;
-                    let still =
-                        |conn: &Connection| told_apart_counting(q, conn, &limits, steps).is_some();
-                    let Ok(now) = cell.try_set(scratch, &candidate, still) else {
-                        return changes;
-                    };
-                    if let Some(now) = now {
-                        changes.push(Change {
-                            table: t,
-                            rowid,
-                            column: column.clone(),
-                            was: value(was),
-                            now: value(now),
-                        });
-                        break;
-                    }
+                if let Some(was) = scratch.trusted(|c| slot.cell().get(c)) {
+                    slot.was = was;
+                    out.push(slot);
                 }
             }
         }
     }
-    changes
+    out
+}
+
+/// Sets each cell of `cells` to its candidate inside one savepoint and keeps them if SQLite
+/// accepts every update and `still` holds on the copy (with the gate shut); rolls them back
+/// otherwise. `Ok(Some(values))`: kept, each stored as its value; `Err`: the savepoint could
+/// not be ended.
+fn try_set(
+    scratch: &Scratch,
+    cells: &[(&Slot, Sql)],
+    still: impl FnOnce(&Connection) -> bool,
+) -> Result<Option<Vec<Sql>>, String> {
+    let started = scratch.trusted(|c| c.execute_batch("SAVEPOINT simplify"));
+    started.map_err(|e| e.to_string())?;
+    let updated = cells
+        .iter()
+        .all(|(slot, candidate)| scratch.trusted(|c| slot.cell().set(c, candidate)));
+    let kept = updated && still(scratch.connection());
+    let now: Option<Vec<Sql>> = kept
+        .then(|| {
+            cells
+                .iter()
+                .map(|(slot, _)| scratch.trusted(|c| slot.cell().get(c)))
+                .collect()
+        })
+        .flatten();
+    let end = match now.is_some() {
+        true => "RELEASE simplify",
+        false => "ROLLBACK TO simplify; RELEASE simplify",
+    };
+    scratch
+        .trusted(|c| c.execute_batch(end))
+        .map_err(|e| e.to_string())?;
+    Ok(now)
 }
 
 /// One cell of the scratch copy.
@@ -238,33 +333,16 @@ impl Cell<'_> {
             .ok()
     }
 
-    /// Sets it to `candidate` inside a savepoint and keeps it if SQLite accepts the update and
-    /// `still` holds on the copy (with the gate shut); rolls it back otherwise. `Ok(Some(v))`:
-    /// kept, stored as `v`; `Err`: the savepoint could not be ended.
-    fn try_set(
-        &self,
-        scratch: &Scratch,
-        candidate: &Sql,
-        still: impl FnOnce(&Connection) -> bool,
-    ) -> Result<Option<Sql>, String> {
+    /// Sets it to `candidate`: whether SQLite accepted the update (of one row).
+    fn set(&self, conn: &Connection, candidate: &Sql) -> bool {
         let update = format!(
             "UPDATE {} SET {} = ?1 WHERE rowid = ?2",
             quote_identifier(self.table),
             quote_identifier(self.column)
         );
-        let started = scratch.trusted(|c| c.execute_batch("SAVEPOINT simplify"));
-        started.map_err(|e| e.to_string())?;
-        let updated =
-            scratch.trusted(|c| c.execute(&update, rusqlite::params![candidate, self.rowid]));
-        let kept = matches!(updated, Ok(1)) && still(scratch.connection());
-        let now = kept.then(|| scratch.trusted(|c| self.get(c))).flatten();
-        let end = match now.is_some() {
-            true => "RELEASE simplify",
-            false => "ROLLBACK TO simplify; RELEASE simplify",
-        };
-        scratch
-            .trusted(|c| c.execute_batch(end))
-            .map_err(|e| e.to_string())?;
-        Ok(now)
+        matches!(
+            conn.execute(&update, rusqlite::params![candidate, self.rowid]),
+            Ok(1)
+        )
     }
 }
