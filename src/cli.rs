@@ -179,6 +179,10 @@ pub struct BenchArgs {
     /// With `--reference`: the suite databases per schema both sides run on (1 … this).
     #[arg(long, default_value_t = 3)]
     pub databases: usize,
+    /// Only the CPU time minimal counterexamples add to the exec metric's evaluation: with
+    /// and without, alternating, each side's least of three rounds.
+    #[arg(long)]
+    pub counterexamples: bool,
 }
 
 impl BenchArgs {

@@ -9,11 +9,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use sqlsuite::metric::exact_match::{ExactMatch, ExactMatchOptions};
-use sqlsuite::metric::exec::{Exec, ExecOptions, RelativeBudget};
+use sqlsuite::metric::exec::{ExecOptions, RelativeBudget};
 use sqlsuite::metric::{Metric, Status};
 use sqlsuite::{Evaluation, Manifest};
 
-use super::pass::{self, timed, Pass};
+use super::pass::{self, evaluation, least, secs, timed, Pass};
 use super::raw::{self, Job, Raw, Runs};
 
 /// Rounds of the CPU comparisons; each ratio takes the least CPU of its side.
@@ -390,23 +390,7 @@ impl FinishingCpu {
     }
 }
 
-/// A fresh evaluation (cold caches) of `manifest` by the exec metric made with `options`.
-fn evaluation(manifest: &Manifest, options: ExecOptions) -> anyhow::Result<Evaluation> {
-    Ok(Evaluation::with_metrics(manifest.clone(), move |_| {
-        Ok(vec![Box::new(Exec::new(options)) as Box<dyn Metric>])
-    })?)
-}
-
 /// The exec verdict's code of the pair (set, item).
 fn code(eval: &Evaluation, (s, i): (usize, usize)) -> Option<String> {
     eval.judge(s, i).verdict("exec").map(|v| v.code.clone())
-}
-
-/// The least of the rounds' times.
-fn least(rounds: &[Duration]) -> Duration {
-    rounds.iter().min().copied().unwrap_or_default()
-}
-
-fn secs(d: Duration) -> f64 {
-    d.as_secs_f64()
 }

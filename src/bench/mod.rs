@@ -4,6 +4,7 @@
 //! * `--reference` (a BIRD manifest): [`bird`], EX and Soft-F1 against BIRD's own scripts;
 //! * `bleu` (SQL-to-text): [`bleu`], scoring against tokenizing only;
 //! * `sqleval`: [`sqleval`], against a plain client of the manifest's engine;
+//! * `--counterexamples`: [`counterexamples`], the exec metric with and without them;
 //! * otherwise: [`exec`], execution accuracy against raw SQLite ([`raw`]), with a
 //!   gold-relative step budget, the exact-match and plug_value timings.
 //!
@@ -11,6 +12,7 @@
 
 mod bird;
 mod bleu;
+mod counterexamples;
 mod exec;
 mod pass;
 mod raw;
@@ -54,6 +56,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let mut options: ExecOptions = loaded.metric_options("exec")?.unwrap_or_default();
     if let Some(ms) = args.timeout_ms {
         options.limits.timeout_ms = ms;
+    }
+    if args.counterexamples {
+        return counterexamples::run(loaded, options);
     }
     exec::run(loaded, options, args.budget(), enabled.contains(&"exec"))
 }

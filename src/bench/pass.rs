@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use sqlsuite::Evaluation;
+use sqlsuite::metric::exec::{Exec, ExecOptions};
+use sqlsuite::metric::Metric;
+use sqlsuite::{Evaluation, Manifest};
 
 use crate::progress::Progress;
 
@@ -116,4 +118,20 @@ pub fn run(eval: &Evaluation, pairs: &[(usize, usize)], label: &str) -> Pass {
 pub fn timed(eval: &Evaluation, label: &str) -> (Duration, Option<(Duration, usize, usize)>) {
     let pass = run(eval, &all_pairs(eval), label);
     (pass.wall, pass.worst)
+}
+
+/// A fresh evaluation (cold caches) of `manifest` by the exec metric made with `options`.
+pub fn evaluation(manifest: &Manifest, options: ExecOptions) -> anyhow::Result<Evaluation> {
+    Ok(Evaluation::with_metrics(manifest.clone(), move |_| {
+        Ok(vec![Box::new(Exec::new(options)) as Box<dyn Metric>])
+    })?)
+}
+
+/// The least of the rounds' times.
+pub fn least(rounds: &[Duration]) -> Duration {
+    rounds.iter().min().copied().unwrap_or_default()
+}
+
+pub fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
 }

@@ -955,6 +955,26 @@ fn counterexamples(browser: &Path) {
         .map(|r| r.iter().map(ToString::to_string).collect())
         .collect();
     assert_eq!(first, want);
+    // Each simplified cell is shaded, the value the database had as its tooltip, and only those.
+    let shaded: Vec<String> = block
+        .split("<td class=\"simplified\" title=\"")
+        .skip(1)
+        .map(|c| chromium::unescape(&c[..c.find('"').unwrap()]))
+        .collect();
+    let simplified: Vec<String> = shown
+        .simplified
+        .iter()
+        .map(|s| format!("simplified: the database had {}", s.was))
+        .collect();
+    assert!(
+        !simplified.is_empty(),
+        "the demo's counterexample has simpler values"
+    );
+    let (mut shaded, mut simplified) = (shaded, simplified);
+    shaded.sort();
+    simplified.sort();
+    assert_eq!(shaded, simplified);
+    assert!(block.contains("Shaded cells were simplified"), "{block}");
     chromium::screenshot_sized(
         browser,
         &page,

@@ -34,6 +34,10 @@ use crate::exec_plan::RelativeBudget;
 
 use scratch::Scratch;
 
+/// The exec verdict codes of an incorrect verdict whose rows differ: those that get a
+/// counterexample (errors and budgets do not).
+pub const ROWS_DIFFER: &[&str] = &["row_count", "column_count", "order", "rows_differ"];
+
 /// At most this many candidate deletions are tried per item (each runs both queries once).
 pub const MAX_PROBES: usize = 2_000;
 /// At most this many SQLite steps are spent by all the probes' queries of one item together
@@ -41,8 +45,9 @@ pub const MAX_PROBES: usize = 2_000;
 /// work, where a wall-clock one made the counterexample depend on the machine's load.
 pub const MAX_STEPS: u64 = 20_000_000;
 /// Each query of a probe stops after this many SQLite steps (or the metric's own budget, if
-/// smaller): a probe whose query is stopped counts as "they do not differ", so a slow query
-/// costs each probe at most this much work, the same on every machine.
+/// smaller), the same on every machine: the first probe whose query is stopped ends the
+/// shrinking (rows kept so far shown, not minimal), since fewer rows seldom cut a query's work
+/// enough for later probes to finish, and each would spend this much.
 pub const PROBE_MAX_STEPS: u64 = 5_000_000;
 /// Rows of each result shown (of the tables read: all, they are few once shrunk; see
 /// [`MAX_TABLE_ROWS`]).
@@ -228,7 +233,28 @@ fn find_counterexample(q: &Question<'_>, budget: Budget) -> Result<Counterexampl
         either: read.as_ref(),
         gold: gold_reads.as_ref().filter(|_| read.is_some()),
     };
+    let sizes = |s: &Scratch| -> Vec<Option<usize>> {
+        let read = |name: &String| read.as_ref().is_none_or(|r| r.contains(name));
+        s.tables
+            .iter()
+            .filter(|t| read(&t.name))
+            .map(|t| t.rowids.as_ref().map(Vec::len))
+            .collect()
+    };
+    let before = sizes(&scratch);
     let mut shrinking = shrink::shrink(q, &mut scratch, &reads, budget, Default::default());
+    if let Some(why) = &shrinking.stopped {
+        if sizes(&scratch) == before {
+            // Not one row of the tables read could go: what would be shown is the database
+            // itself (its other tables aside), and re-checking it would run both queries
+            // there once more, at the metric's full cost.
+            return Err(format!(
+                "not shrunk: no row of the tables the queries read could be deleted before the \
+                 shrinking stopped ({why}); the database that told them apart is {}",
+                q.database.label()
+            ));
+        }
+    }
     let changes = simplify::simplify(q, &mut scratch, read.as_ref(), budget, &mut shrinking);
     if !changes.is_empty() && shrinking.stopped.is_none() {
         // With simpler values a row may have become deletable: 1-minimal again.

@@ -54,6 +54,9 @@ pub struct Scratch {
     /// Declared foreign keys that could not be checked (a parent table or column the schema
     /// lacks), described.
     pub unchecked_keys: Vec<String>,
+    /// Per table, once known: the columns emptying and refilling it puts back, or `None` if
+    /// it is not emptied and refilled ([`Scratch::refill_columns`]).
+    refill: Vec<Option<Option<Vec<String>>>>,
 }
 
 /// A query's rows as text-free values (the copy is trusted: it is ours). Its statement is
@@ -110,6 +113,7 @@ impl Scratch {
         Ok(Scratch {
             conn,
             gate,
+            refill: vec![None; tables.len()],
             tables,
             keys,
             unchecked_keys,
@@ -150,26 +154,16 @@ impl Scratch {
             .copied()
             .filter(|id| !gone.contains(id))
             .collect();
-        let (operator, list) = match left.len() < gone.len() {
-            true => ("NOT IN", left),
-            false => ("IN", gone.iter().copied().collect()),
-        };
-        let list: Vec<String> = list.iter().map(i64::to_string).collect();
-        let delete = match list.is_empty() && operator == "NOT IN" {
-            // Every row: without a WHERE clause SQLite drops the table's pages at once
-            // ("truncate optimization"), 25 times faster than row by row on 4,000 rows.
-            true => format!("DELETE FROM {}", quote_identifier(&name)),
-            false => format!(
-                "DELETE FROM {} WHERE rowid {operator} ({})",
-                quote_identifier(&name),
-                list.join(",")
-            ),
+        let refill = match left.len() < gone.len() {
+            true => self.refill_columns(table),
+            false => None,
         };
         let deleted = {
             let _open = self.gate.open();
             self.conn
-                .execute_batch(&format!("SAVEPOINT shrink; {delete};"))
+                .execute_batch("SAVEPOINT shrink")
                 .map_err(|e| e.to_string())?;
+            delete(&self.conn, &name, &gone, &left, refill.as_deref())?;
             self.keys_hold(&name)
         };
         let kept = deleted && keep(&self.conn);
@@ -185,6 +179,38 @@ impl Scratch {
             }
         }
         Ok(kept)
+    }
+
+    /// The columns of table `table` (by position) that emptying and refilling it puts back
+    /// (every column), or `None` where that would not give the same rows: the table has
+    /// triggers (an insert or a delete could change other rows), hidden or generated columns.
+    fn refill_columns(&mut self, table: usize) -> Option<Vec<String>> {
+        if let Some(known) = &self.refill[table] {
+            return known.clone();
+        }
+        let _open = self.gate.open();
+        let name = &self.tables[table].name;
+        let quoted = crate::sql_tokens::quote(name, '\'');
+        let triggers = rows(
+            &self.conn,
+            &format!("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = {quoted}"),
+        );
+        let columns = rows(
+            &self.conn,
+            &format!("SELECT name, hidden FROM pragma_table_xinfo({quoted}) ORDER BY cid"),
+        );
+        let found = match (triggers, columns) {
+            (Ok(t), Ok(c)) if t.is_empty() && !c.is_empty() => c
+                .iter()
+                .map(|r| match r[1] {
+                    rusqlite::types::Value::Integer(0) => text(&r[0]),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        };
+        self.refill[table] = Some(found.clone());
+        found
     }
 
     /// The tables' positions in the order rows are best deleted in: a table after every
@@ -284,6 +310,67 @@ impl Scratch {
                 .collect(),
         )
     }
+}
+
+/// Deletes the rows `gone` of table `name`, `left` being the others (the write gate open,
+/// inside the caller's savepoint). Where fewer rows are left than go and `refill` names the
+/// table's columns ([`Scratch::refill_columns`]), the table is emptied with one `DELETE`
+/// without a WHERE clause, which SQLite carries out by dropping its pages at once ("truncate
+/// optimization", 25 times faster than row by row on 4,000 rows, and as cheap to roll back),
+/// and the rows left are put back as they were, rowids included (read first); otherwise the
+/// shorter list goes into a row-by-row `DELETE`.
+fn delete(
+    conn: &Connection,
+    name: &str,
+    gone: &BTreeSet<i64>,
+    left: &[i64],
+    refill: Option<&[String]>,
+) -> Result<(), String> {
+    let quoted = quote_identifier(name);
+    let run = |sql: &str| conn.execute_batch(sql).map_err(|e| e.to_string());
+    let list = |ids: &mut dyn Iterator<Item = &i64>| -> String {
+        ids.map(i64::to_string).collect::<Vec<_>>().join(",")
+    };
+    if left.len() >= gone.len() {
+        return run(&format!(
+            "DELETE FROM {quoted} WHERE rowid IN ({})",
+            list(&mut gone.iter())
+        ));
+    }
+    let Some(columns) = refill else {
+        return run(&format!(
+            "DELETE FROM {quoted} WHERE rowid NOT IN ({})",
+            list(&mut left.iter())
+        ));
+    };
+    let names: Vec<String> = columns.iter().map(|c| quote_identifier(c)).collect();
+    let kept = match left.is_empty() {
+        true => Vec::new(),
+        false => rows(
+            conn,
+            &format!(
+                "SELECT rowid, {} FROM {quoted} WHERE rowid IN ({}) ORDER BY rowid",
+                names.join(", "),
+                list(&mut left.iter())
+            ),
+        )
+        .map_err(|e| e.to_string())?,
+    };
+    run(&format!("DELETE FROM {quoted}"))?;
+    if kept.is_empty() {
+        return Ok(());
+    }
+    let marks = vec!["?"; columns.len() + 1].join(", ");
+    let insert = format!(
+        "INSERT INTO {quoted} (rowid, {}) VALUES ({marks})",
+        names.join(", ")
+    );
+    let mut stmt = conn.prepare_cached(&insert).map_err(|e| e.to_string())?;
+    for row in &kept {
+        stmt.execute(rusqlite::params_from_iter(row))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// The foreign keys `child` declares, with the rows dangling already, into `keys`; those that

@@ -46,8 +46,7 @@ fn steps_of(result: &Result<ResultTable, QueryError>) -> u64 {
 /// database, where a query that fails tells nothing.
 pub fn told_apart(q: &Question<'_>, conn: &Connection, limits: &Limits) -> Option<Told> {
     let gold = run_gold(q, conn, limits);
-    let mut steps = 0;
-    told_apart_given(q, conn, limits, &gold, &mut steps)
+    told_apart_given(q, conn, limits, &gold, &mut Work::default())
 }
 
 /// [`told_apart`], adding the SQLite steps its queries took to `steps`.
@@ -58,31 +57,61 @@ pub(super) fn told_apart_counting(
     steps: &mut u64,
 ) -> Option<Told> {
     let gold = run_gold(q, conn, limits);
-    told_apart_given(q, conn, limits, &gold, steps)
+    let mut work = Work::default();
+    let told = told_apart_given(q, conn, limits, &gold, &mut work);
+    *steps += work.steps;
+    told
 }
 
-/// The gold run on `conn` under `limits`: its result, or the steps it took before it failed.
-fn run_gold(q: &Question<'_>, conn: &Connection, limits: &Limits) -> Result<ResultTable, u64> {
+/// What the queries of a probe spent: their SQLite steps, and whether one of them was stopped
+/// at its step limit.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Work {
+    pub steps: u64,
+    pub over_limit: bool,
+}
+
+/// How the gold failed on a copy: the steps it took, and whether it was stopped at its step
+/// limit.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct GoldFailed {
+    steps: u64,
+    over_limit: bool,
+}
+
+/// The gold run on `conn` under `limits`: its result, or how it failed.
+fn run_gold(
+    q: &Question<'_>,
+    conn: &Connection,
+    limits: &Limits,
+) -> Result<ResultTable, GoldFailed> {
     let gold = run_query(conn, q.gold, limits);
     let steps = steps_of(&gold);
-    gold.map_err(|_| steps)
+    gold.map_err(|e| GoldFailed {
+        steps,
+        over_limit: matches!(e, QueryError::Budget { .. }),
+    })
 }
 
 /// [`told_apart`] with the gold's outcome on `conn` given (run, or known from a state whose
-/// tables the gold reads had the same rows), adding the SQLite steps of both queries to `steps`
-/// (the gold's as it took them where it ran).
+/// tables the gold reads had the same rows), adding the SQLite steps of both queries to
+/// `work` (the gold's as it took them where it ran), and whether one was stopped at its step
+/// limit.
 fn told_apart_given(
     q: &Question<'_>,
     conn: &Connection,
     limits: &Limits,
-    gold: &Result<ResultTable, u64>,
-    steps: &mut u64,
+    gold: &Result<ResultTable, GoldFailed>,
+    work: &mut Work,
 ) -> Option<Told> {
     let limits = *limits;
-    *steps += match gold {
-        Ok(table) => table.steps,
-        Err(spent) => *spent,
-    };
+    match gold {
+        Ok(table) => work.steps += table.steps,
+        Err(failed) => {
+            work.steps += failed.steps;
+            work.over_limit |= failed.over_limit;
+        }
+    }
     let gold = gold.as_ref().ok()?.clone();
     let cap = match q.compare.as_sets {
         true => limits.max_rows,
@@ -100,7 +129,8 @@ fn told_apart_given(
         true => Ok(ResultTable::default()),
         false => run_query(conn, q.prediction, &pred_limits),
     };
-    *steps += steps_of(&pred);
+    work.steps += steps_of(&pred);
+    work.over_limit |= matches!(pred, Err(QueryError::Budget { .. }));
     let pred = match pred {
         Err(QueryError::TooManyRows { limit }) if limit == cap && !q.compare.as_sets => {
             let difference =
@@ -120,7 +150,7 @@ fn told_apart_given(
         let tol = q.compare.float_tolerance;
         let admitted = admits_by(order, &gold, &pred, tol, |keys| {
             let keyed = run_query(conn, &keys.sql, &q.limits);
-            *steps += steps_of(&keyed);
+            work.steps += steps_of(&keyed);
             keys.tie_groups(&gold, &keyed.map_err(|e| e.to_string())?)
         });
         if matches!(admitted, Ok(Some(_))) {
@@ -172,7 +202,7 @@ pub struct Reads<'a> {
 /// it reads as they are, so the gold's outcome on it is this one, and the gold does not run.
 /// Its steps are counted all the same (the budget, and so the counterexample, is what it would
 /// be were the gold run).
-type KnownGold = Option<Result<ResultTable, u64>>;
+type KnownGold = Option<Result<ResultTable, GoldFailed>>;
 
 /// Deletes rows of `scratch` while the question's queries still differ on it, within `budget`
 /// (what was `spent` already counts).
@@ -294,7 +324,8 @@ fn reduce_table(
             .into_iter()
             .filter(|id| !keep.contains(id) && !pinned.contains(id))
             .collect();
-        let (steps, reused) = (&mut spent.steps, &mut spent.gold_reused);
+        let reused = &mut spent.gold_reused;
+        let mut work = Work::default();
         let mut gold_here: KnownGold = None;
         let still = &mut |conn: &Connection| {
             if !reads {
@@ -307,9 +338,10 @@ fn reduce_table(
                 }
                 _ => gold_here.insert(run_gold(q, conn, &limits)),
             };
-            told_apart_given(q, conn, &limits, gold, steps).is_some()
+            told_apart_given(q, conn, &limits, gold, &mut work).is_some()
         };
         let outcome = scratch.try_delete(t, &gone, still);
+        spent.steps += work.steps;
         // The gold's outcome on the rows now kept: unchanged where it does not read the table,
         // this probe's where the deletion is kept.
         if gold_here.is_some() && (!gold_reads || matches!(outcome, Ok(true))) {
@@ -317,6 +349,17 @@ fn reduce_table(
         }
         match outcome {
             Ok(true) => Probe::Holds,
+            // A query stopped at a probe's step limit tells nothing, and every further probe
+            // would likely be stopped too (fewer rows seldom cut the work enough): the rows
+            // kept so far are shown, said not minimal, instead of the budget spent on them.
+            Ok(false) if work.over_limit => {
+                spent.stopped = Some(format!(
+                    "a probe's query was stopped at its step limit (at most {PROBE_MAX_STEPS} \
+                     SQLite steps per query): the queries cost too much on this database to \
+                     shrink it further"
+                ));
+                Probe::Stop
+            }
             Ok(false) => Probe::Fails,
             Err(e) => {
                 spent.stopped = Some(format!("a deletion failed: {e}"));

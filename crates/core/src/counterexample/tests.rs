@@ -348,3 +348,129 @@ fn a_probe_in_a_table_the_gold_does_not_read_reuses_the_gold_result() {
     assert!(reusing.gold_reused > 0, "{}", reusing.gold_reused);
     assert!(reusing.gold_reused < reusing.probes);
 }
+
+/// `db` (one table `t`) shrunk for `q`, then its values simplified: the changes and the probes
+/// the simplification alone spent.
+fn simplified_alone(db: &Database, q: &Question<'_>) -> (Vec<(String, Value)>, usize) {
+    let path = Path::new(db.as_file().unwrap());
+    let mut scratch = Scratch::open(path, Clock::System).unwrap();
+    let read: BTreeSet<String> = ["t".to_owned()].into();
+    let reads = shrink::Reads {
+        either: Some(&read),
+        gold: Some(&read),
+    };
+    let mut spent = shrink::shrink(
+        q,
+        &mut scratch,
+        &reads,
+        Budget::default(),
+        Default::default(),
+    );
+    assert_eq!(scratch.tables[0].rowids.as_ref().map(Vec::len), Some(1));
+    let before = spent.probes;
+    let changes = simplify::simplify(q, &mut scratch, Some(&read), Budget::default(), &mut spent);
+    let changes = changes.into_iter().map(|c| (c.column, c.now)).collect();
+    (changes, spent.probes - before)
+}
+
+#[test]
+fn every_cell_at_its_simplest_at_once_takes_one_probe_and_else_each_cell_is_tried() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(
+        dir.path(),
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b INT);
+         INSERT INTO t VALUES (1, 'x y', 4), (2, 'z', 9), (3, 'w', 12);",
+    );
+    // Any one row tells these apart, with any values: '' and 0 at once, one probe.
+    let apart = question(&db, "SELECT a, b FROM t", "SELECT a, b + 1 FROM t");
+    let (changes, probes) = simplified_alone(&db, &apart);
+    assert_eq!(
+        changes,
+        [
+            ("a".to_owned(), Value::Text(String::new())),
+            ("b".to_owned(), Value::Int(0))
+        ]
+    );
+    assert_eq!(probes, 1);
+    // Only b = 4 tells these apart: all at once (b = 0) makes them agree, so cell by cell,
+    // the text to '' (1 probe), then b to 0 and to 1 (2 probes), neither kept.
+    let boundary = question(
+        &db,
+        "SELECT a FROM t WHERE b > 3",
+        "SELECT a FROM t WHERE b > 4",
+    );
+    let (changes, probes) = simplified_alone(&db, &boundary);
+    assert_eq!(changes, [("a".to_owned(), Value::Text(String::new()))]);
+    assert_eq!(probes, 1 + 1 + 2);
+}
+
+#[test]
+fn queries_too_costly_to_shrink_get_none_and_say_why_without_running_again() {
+    // 4,000 rows: the empty table makes the counts agree (0 and 0), and half of them still
+    // make a join of 4 million pairs, past a probe's step limit, so the second probe ends the
+    // shrinking with every row kept.
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(
+        dir.path(),
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, v INT);
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
+         INSERT INTO t SELECT i, i % 7 FROM n;",
+    );
+    let q = question(
+        &db,
+        "SELECT count(*) FROM t a, t b WHERE a.v + b.v = 3",
+        "SELECT count(*) FROM t a, t b WHERE a.v + b.v = 4",
+    );
+    let Found::NotShown(why) = find(&q, Budget::default()) else {
+        panic!("a counterexample shown");
+    };
+    assert!(
+        why.contains("no row of the tables the queries read could be deleted")
+            && why.contains("stopped at its step limit")
+            && why.contains("db.sqlite"),
+        "{why}"
+    );
+}
+
+#[test]
+fn rows_put_back_after_emptying_a_table_are_as_they_were_and_no_trigger_fires() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every storage class in the kept row; `person` without a trigger is emptied and refilled,
+    // `guarded` (an insert would log a row) is reduced row by row.
+    let db = database(
+        dir.path(),
+        "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT, age INT, score REAL, tag BLOB);
+         WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)
+         INSERT INTO person SELECT i * 3, 'p' || i, 20 + i, i / 4.0, x'00ff' FROM n;
+         CREATE TABLE guarded(id INTEGER PRIMARY KEY, age INT);
+         INSERT INTO guarded SELECT id, age FROM person;
+         CREATE TABLE log(id INT);
+         CREATE TRIGGER logged AFTER INSERT ON guarded BEGIN INSERT INTO log VALUES (new.id); END;",
+    );
+    let q = question(
+        &db,
+        "SELECT p.id, p.age, p.score, p.tag FROM person p, guarded g WHERE p.age > 30 AND g.age > 30",
+        "SELECT p.id, p.age, p.score, p.tag FROM person p, guarded g WHERE p.age >= 30 AND g.age >= 30",
+    );
+    let c = shown(find(&q, Budget::default()));
+    assert!(c.minimal, "{}", c.render());
+    assert_eq!((c.rows, c.other_rows), (2, 0), "{}", c.render());
+    // The boundary row, rowid 30 (i = 10), with its own values: the blob as it was, the
+    // score as it was before it was simplified.
+    assert_eq!(
+        c.predicted.rows,
+        vec![vec![
+            Value::Int(30),
+            Value::Int(30),
+            Value::Real(0.0),
+            Value::Blob(vec![0, 255])
+        ]]
+    );
+    let score = c.simplified.iter().find(|s| s.column == "score");
+    assert_eq!(
+        score.map(|s| &s.was),
+        Some(&Value::Real(2.5)),
+        "{}",
+        c.render()
+    );
+}

@@ -16,7 +16,7 @@
 //! the tests pin each verdict code and reason the spec lists.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::differing::DifferingRows;
@@ -54,8 +54,9 @@ pub struct Exec {
     /// Each gold text planned once, for every prediction set that meets it.
     planned: Arc<Mutex<HashMap<String, Arc<PlannedGold>>>>,
     /// Counterexamples found, by database, gold and prediction as run: prediction sets that
-    /// share a wrong prediction shrink its database once.
-    found: Arc<Mutex<HashMap<FoundKey, counterexample::Found>>>,
+    /// share a wrong prediction shrink its database once (a worker that needs a counterexample
+    /// another worker is shrinking waits for it instead of shrinking it too).
+    found: Arc<Mutex<HashMap<FoundKey, Arc<OnceLock<counterexample::Found>>>>>,
 }
 
 /// What a counterexample depends on: the database, the gold and the prediction as they ran
@@ -594,10 +595,7 @@ impl Exec {
         told: Told<'_>,
         executor: &Executor,
     ) -> Verdict {
-        let rows_differ = matches!(
-            verdict.code.as_str(),
-            "row_count" | "column_count" | "order" | "rows_differ"
-        );
+        let rows_differ = counterexample::ROWS_DIFFER.contains(&verdict.code.as_str());
         if !self.options.counterexamples || verdict.status != Status::Incorrect || !rows_differ {
             return verdict;
         }
@@ -621,14 +619,12 @@ impl Exec {
             told.prediction.to_owned(),
             told.plugged,
         );
-        let lock = || self.found.lock().unwrap_or_else(|p| p.into_inner());
-        let known = lock().get(&key).cloned();
-        let found = known.unwrap_or_else(|| {
-            let found = counterexample::find(&question, Budget::default());
-            lock().insert(key, found.clone());
-            found
-        });
-        verdict.counterexample = Some(Box::new(found));
+        let once = {
+            let mut found = self.found.lock().unwrap_or_else(|p| p.into_inner());
+            Arc::clone(found.entry(key).or_default())
+        };
+        let found = once.get_or_init(|| counterexample::find(&question, Budget::default()));
+        verdict.counterexample = Some(Box::new(found.clone()));
         verdict
     }
 }

@@ -63,6 +63,8 @@ pub(super) struct Side {
     /// The exec metric's counterexample as small tables: each table the queries read, then
     /// both results on it (empty without one).
     pub counterexample: Vec<CxTable>,
+    /// Whether a cell of the counterexample was simplified (a note says how to read it).
+    pub simplified: bool,
 }
 
 /// One small table of a counterexample.
@@ -70,15 +72,37 @@ pub(super) struct Side {
 pub(super) struct CxTable {
     caption: String,
     columns: Vec<String>,
-    rows: Vec<Vec<String>>,
+    rows: Vec<Vec<CxCell>>,
+}
+
+/// One cell of a counterexample table: its value, and the value the database had where it was
+/// simplified.
+#[derive(Serialize)]
+pub(super) struct CxCell {
+    text: String,
+    was: Option<String>,
 }
 
 impl CxTable {
-    fn of(caption: &str, rows: &Rows) -> CxTable {
+    /// Whether a cell of it was simplified.
+    fn simplified(&self) -> bool {
+        self.rows.iter().flatten().any(|c| c.was.is_some())
+    }
+
+    /// The table of `rows` under `caption`; `simplified`: the cells whose values were
+    /// simplified, `(row, column)` with the value the database had.
+    fn of(caption: &str, rows: &Rows, simplified: &[(usize, &str, String)]) -> CxTable {
         let count = match rows.count {
             Some(1) => "1 row".to_owned(),
             Some(n) => format!("{n} rows"),
             None => format!("more than {} rows", rows.at_least),
+        };
+        let was = |r: usize, c: usize| {
+            let column = rows.columns.get(c)?;
+            simplified
+                .iter()
+                .find(|(row, col, _)| *row == r && col == column)
+                .map(|(_, _, was)| was.clone())
         };
         CxTable {
             caption: format!("{caption} ({count})"),
@@ -86,13 +110,23 @@ impl CxTable {
             rows: rows
                 .rows
                 .iter()
-                .map(|r| r.iter().map(ToString::to_string).collect())
+                .enumerate()
+                .map(|(r, row)| {
+                    row.iter()
+                        .enumerate()
+                        .map(|(c, v)| CxCell {
+                            text: v.to_string(),
+                            was: was(r, c),
+                        })
+                        .collect()
+                })
                 .collect(),
         }
     }
 }
 
-/// The first shown counterexample of an item's verdicts as tables.
+/// The first shown counterexample of an item's verdicts as tables, each simplified cell
+/// marked with the value it had.
 fn counterexample_tables(result: &ItemResult) -> Vec<CxTable> {
     let shown = result
         .verdicts
@@ -107,10 +141,19 @@ fn counterexample_tables(result: &ItemResult) -> Vec<CxTable> {
     let mut tables: Vec<CxTable> = c
         .tables
         .iter()
-        .map(|t| CxTable::of(&format!("counterexample: table {}", t.table), &t.rows))
+        .map(|t| {
+            let simplified: Vec<(usize, &str, String)> = c
+                .simplified
+                .iter()
+                .filter(|s| s.table == t.table)
+                .map(|s| (s.row, s.column.as_str(), s.was.to_string()))
+                .collect();
+            let caption = format!("counterexample: table {}", t.table);
+            CxTable::of(&caption, &t.rows, &simplified)
+        })
         .collect();
-    tables.push(CxTable::of("gold on it", &c.gold));
-    tables.push(CxTable::of("prediction on it", &c.predicted));
+    tables.push(CxTable::of("gold on it", &c.gold, &[]));
+    tables.push(CxTable::of("prediction on it", &c.predicted, &[]));
     tables
 }
 
@@ -125,6 +168,7 @@ fn first_reason(result: &ItemResult) -> Option<String> {
 
 fn side(role: &'static str, set: &SetRun, i: usize) -> Side {
     let result = &set.results[i];
+    let counterexample = counterexample_tables(result);
     let prediction = &set.predictions[i];
     Side {
         role,
@@ -141,7 +185,8 @@ fn side(role: &'static str, set: &SetRun, i: usize) -> Side {
             readable(prediction)
         },
         why: message::verdicts_without_counterexample(result),
-        counterexample: counterexample_tables(result),
+        simplified: counterexample.iter().any(CxTable::simplified),
+        counterexample,
     }
 }
 
