@@ -61,6 +61,7 @@ pub mod exec_plan;
 pub mod executor;
 pub mod gold_check;
 pub mod manifest;
+mod memo;
 pub mod metric;
 pub mod provenance;
 pub mod registry;

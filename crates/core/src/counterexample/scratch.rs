@@ -7,6 +7,7 @@
 //! non-NULL key has no parent row). Deleting rows cannot break NOT NULL, UNIQUE or CHECK
 //! constraints, so foreign keys are the only constraints a deletion must keep.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -56,7 +57,7 @@ pub struct Scratch {
     pub unchecked_keys: Vec<String>,
     /// Per table, once known: the columns emptying and refilling it puts back, or `None` if
     /// it is not emptied and refilled ([`Scratch::refill_columns`]).
-    refill: Vec<Option<Option<Vec<String>>>>,
+    refill: Vec<OnceCell<Option<Vec<String>>>>,
 }
 
 /// A query's rows as text-free values (the copy is trusted: it is ours). Its statement is
@@ -113,7 +114,7 @@ impl Scratch {
         Ok(Scratch {
             conn,
             gate,
-            refill: vec![None; tables.len()],
+            refill: vec![OnceCell::new(); tables.len()],
             tables,
             keys,
             unchecked_keys,
@@ -163,7 +164,7 @@ impl Scratch {
             self.conn
                 .execute_batch("SAVEPOINT shrink")
                 .map_err(|e| e.to_string())?;
-            delete(&self.conn, &name, &gone, &left, refill.as_deref())?;
+            delete(&self.conn, &name, &gone, &left, refill)?;
             self.keys_hold(&name)
         };
         let kept = deleted && keep(&self.conn);
@@ -184,10 +185,14 @@ impl Scratch {
     /// The columns of table `table` (by position) that emptying and refilling it puts back
     /// (every column), or `None` where that would not give the same rows: the table has
     /// triggers (an insert or a delete could change other rows), hidden or generated columns.
-    fn refill_columns(&mut self, table: usize) -> Option<Vec<String>> {
-        if let Some(known) = &self.refill[table] {
-            return known.clone();
-        }
+    fn refill_columns(&self, table: usize) -> Option<&[String]> {
+        self.refill[table]
+            .get_or_init(|| self.read_refill_columns(table))
+            .as_deref()
+    }
+
+    /// [`Scratch::refill_columns`], read from the schema.
+    fn read_refill_columns(&self, table: usize) -> Option<Vec<String>> {
         let _open = self.gate.open();
         let name = &self.tables[table].name;
         let quoted = crate::sql_tokens::quote(name, '\'');
@@ -199,7 +204,7 @@ impl Scratch {
             &self.conn,
             &format!("SELECT name, hidden FROM pragma_table_xinfo({quoted}) ORDER BY cid"),
         );
-        let found = match (triggers, columns) {
+        match (triggers, columns) {
             (Ok(t), Ok(c)) if t.is_empty() && !c.is_empty() => c
                 .iter()
                 .map(|r| match r[1] {
@@ -208,9 +213,7 @@ impl Scratch {
                 })
                 .collect(),
             _ => None,
-        };
-        self.refill[table] = Some(found.clone());
-        found
+        }
     }
 
     /// The tables' positions in the order rows are best deleted in: a table after every

@@ -34,6 +34,15 @@ const PEOPLE: &str = "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT, age
     WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)
     INSERT INTO person SELECT i, 'p' || i, 20 + i FROM n;";
 
+/// [`PEOPLE`] and a note for each person.
+fn people_with_notes() -> String {
+    format!(
+        "{PEOPLE}
+        CREATE TABLE note(id INTEGER PRIMARY KEY, text TEXT);
+        INSERT INTO note SELECT id, name FROM person;"
+    )
+}
+
 fn shown(found: Found) -> Counterexample {
     match found {
         Found::Shown(c) => *c,
@@ -180,14 +189,7 @@ fn a_step_budget_stops_it_the_same_way_every_time() {
 #[test]
 fn a_table_neither_query_reads_is_emptied_without_running_them() {
     let dir = tempfile::tempdir().unwrap();
-    let db = database(
-        dir.path(),
-        &format!(
-            "{PEOPLE}
-            CREATE TABLE note(id INTEGER PRIMARY KEY, text TEXT);
-            INSERT INTO note SELECT id, name FROM person;"
-        ),
-    );
+    let db = database(dir.path(), &people_with_notes());
     let q = question(
         &db,
         "SELECT name FROM person WHERE age > 30",
@@ -319,14 +321,7 @@ fn shrunk_with(
 fn a_probe_in_a_table_the_gold_does_not_read_reuses_the_gold_result() {
     // Only the prediction reads `note`: deleting notes leaves the gold's rows as they were.
     let dir = tempfile::tempdir().unwrap();
-    let db = database(
-        dir.path(),
-        &format!(
-            "{PEOPLE}
-            CREATE TABLE note(id INTEGER PRIMARY KEY, text TEXT);
-            INSERT INTO note SELECT id, name FROM person;"
-        ),
-    );
+    let db = database(dir.path(), &people_with_notes());
     let q = question(
         &db,
         "SELECT name FROM person WHERE age > 30",

@@ -14,9 +14,10 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::{Memo, QueryResult};
+use super::QueryResult;
 use crate::backend::{Backend, Database, Limits, QueryError};
 use crate::clock::{reads_clock, Clock};
+use crate::memo::Memo;
 
 /// The cache's file in its directory.
 pub(super) const FILE: &str = "gold-results.sqlite";

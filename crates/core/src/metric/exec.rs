@@ -16,7 +16,7 @@
 //! the tests pin each verdict code and reason the spec lists.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::differing::DifferingRows;
@@ -30,6 +30,7 @@ use crate::exec_plan::order::{self as exec_order, OrderPlan};
 use crate::exec_plan::GoldPlan;
 pub use crate::exec_plan::{ExecCompat, ExecOptions, RelativeBudget};
 use crate::executor::Executor;
+use crate::memo::Memo;
 use crate::sql_tokens::same_up_to_case;
 use sqlsuite_reference::python::python_strip;
 
@@ -56,7 +57,7 @@ pub struct Exec {
     /// Counterexamples found, by database, gold and prediction as run: prediction sets that
     /// share a wrong prediction shrink its database once (a worker that needs a counterexample
     /// another worker is shrinking waits for it instead of shrinking it too).
-    found: Arc<Mutex<HashMap<FoundKey, Arc<OnceLock<counterexample::Found>>>>>,
+    found: Arc<Memo<FoundKey, counterexample::Found>>,
 }
 
 /// What a counterexample depends on: the database, the gold and the prediction as they ran
@@ -110,7 +111,7 @@ impl Exec {
             options,
             limits,
             planned: Arc::default(),
-            found: Arc::default(),
+            found: Arc::new(Memo::new()),
         }
     }
 
@@ -619,12 +620,12 @@ impl Exec {
             told.prediction.to_owned(),
             told.plugged,
         );
-        let once = {
-            let mut found = self.found.lock().unwrap_or_else(|p| p.into_inner());
-            Arc::clone(found.entry(key).or_default())
-        };
-        let found = once.get_or_init(|| counterexample::find(&question, Budget::default()));
-        verdict.counterexample = Some(Box::new(found.clone()));
+        let found = self.found.get_or_init(
+            &key,
+            || key.clone(),
+            || counterexample::find(&question, Budget::default()),
+        );
+        verdict.counterexample = Some(Box::new(found));
         verdict
     }
 }
