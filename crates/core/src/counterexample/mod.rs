@@ -32,6 +32,7 @@ use crate::denotation::{format_row, CompareOptions, ResultTable, Value};
 use crate::exec_plan::order::OrderPlan;
 use crate::exec_plan::RelativeBudget;
 
+pub use scratch::Layouts;
 use scratch::Scratch;
 
 /// The exec verdict codes of an incorrect verdict whose rows differ: those that get a
@@ -207,17 +208,26 @@ pub enum Found {
 
 /// The counterexample for `q`, within `budget`.
 pub fn find(q: &Question<'_>, budget: Budget) -> Found {
-    match find_counterexample(q, budget) {
+    find_in(q, budget, &Layouts::default())
+}
+
+/// [`find`], the database's layout read from `layouts` where it was copied before.
+pub fn find_in(q: &Question<'_>, budget: Budget, layouts: &Layouts) -> Found {
+    match find_counterexample(q, budget, layouts) {
         Ok(c) => Found::Shown(Box::new(c)),
         Err(why) => Found::NotShown(why),
     }
 }
 
-fn find_counterexample(q: &Question<'_>, budget: Budget) -> Result<Counterexample, String> {
+fn find_counterexample(
+    q: &Question<'_>,
+    budget: Budget,
+    layouts: &Layouts,
+) -> Result<Counterexample, String> {
     let Some(path) = q.database.as_file() else {
         return Err("counterexamples are shrunk on SQLite databases only".into());
     };
-    let mut scratch = Scratch::open(Path::new(path), q.clock)
+    let mut scratch = Scratch::open_in(Path::new(path), q.clock, layouts)
         .map_err(|e| format!("cannot copy {}: {e}", q.database.label()))?;
     let count = |s: &Scratch| -> usize { s.tables.iter().map(|t| s.row_count(&t.name)).sum() };
     let original_rows = count(&scratch);

@@ -9,7 +9,8 @@
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rusqlite::Connection;
 
@@ -17,6 +18,7 @@ use crate::backend::sqlite::{self, quote_identifier, WriteGate};
 use crate::backend::Limits;
 use crate::clock::Clock;
 use crate::denotation::ResultTable;
+use crate::memo::Memo;
 
 /// One table of the copy.
 #[derive(Debug, Clone)]
@@ -82,17 +84,21 @@ fn text(v: &rusqlite::types::Value) -> Option<String> {
     }
 }
 
-impl Scratch {
-    /// The copy of the database file or script at `path`, its queries reading `clock`.
-    pub fn open(path: &Path, clock: Clock) -> Result<Scratch, String> {
-        let (conn, gate) = sqlite::scratch_copy(path, clock).map_err(|e| e.to_string())?;
-        let open = gate.open();
-        // Its own check keeps references (a deletion SQLite's enforcement would refuse
-        // outright is a candidate the check rejects, and rows dangling already stay allowed).
-        conn.execute_batch("PRAGMA foreign_keys = OFF")
-            .map_err(|e| e.to_string())?;
+/// What a copy of a database holds before its first deletion, the same for every copy of one
+/// file: its tables with their rowids, and its foreign keys with the rows dangling already.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    tables: Vec<Table>,
+    keys: Vec<ForeignKey>,
+    unchecked_keys: Vec<String>,
+}
+
+impl Layout {
+    /// Read from `conn`, a copy no row of which was deleted yet (the write gate open: the
+    /// foreign keys' checks are the shrinker's own queries).
+    fn read(conn: &Connection) -> Result<Layout, String> {
         let names = rows(
-            &conn,
+            conn,
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
              ORDER BY rowid",
         )
@@ -103,14 +109,59 @@ impl Scratch {
                 "SELECT rowid FROM {} ORDER BY rowid",
                 quote_identifier(&name)
             );
-            let rowids = rowid_list(&conn, &q).ok();
+            let rowids = rowid_list(conn, &q).ok();
             tables.push(Table { name, rowids });
         }
         let (mut keys, mut unchecked_keys) = (Vec::new(), Vec::new());
         for t in &tables {
-            read_keys(&conn, &t.name, &mut keys, &mut unchecked_keys);
+            read_keys(conn, &t.name, &mut keys, &mut unchecked_keys);
         }
+        Ok(Layout {
+            tables,
+            keys,
+            unchecked_keys,
+        })
+    }
+}
+
+/// The layouts of the database files copied so far, each read once (a database that tells
+/// many predictions from their golds is copied for each of them, and its layout read again would
+/// cost a fifth of the shrinking: `spec/counterexample.md`).
+#[derive(Debug)]
+pub struct Layouts(Memo<PathBuf, Result<Arc<Layout>, String>>);
+
+impl Default for Layouts {
+    fn default() -> Self {
+        Layouts(Memo::new())
+    }
+}
+
+impl Scratch {
+    /// The copy of the database file or script at `path`, its queries reading `clock`.
+    #[cfg(test)]
+    pub fn open(path: &Path, clock: Clock) -> Result<Scratch, String> {
+        Scratch::open_in(path, clock, &Layouts::default())
+    }
+
+    /// [`Scratch::open`], its layout read from `layouts` where the file was copied before.
+    pub fn open_in(path: &Path, clock: Clock, layouts: &Layouts) -> Result<Scratch, String> {
+        let (conn, gate) = sqlite::scratch_copy(path, clock).map_err(|e| e.to_string())?;
+        let open = gate.open();
+        // Its own check keeps references (a deletion SQLite's enforcement would refuse
+        // outright is a candidate the check rejects, and rows dangling already stay allowed).
+        conn.execute_batch("PRAGMA foreign_keys = OFF")
+            .map_err(|e| e.to_string())?;
+        let layout = layouts.0.get_or_init(
+            path,
+            || path.to_path_buf(),
+            || Layout::read(&conn).map(Arc::new),
+        )?;
         drop(open);
+        let Layout {
+            tables,
+            keys,
+            unchecked_keys,
+        } = Layout::clone(&layout);
         Ok(Scratch {
             conn,
             gate,
@@ -146,15 +197,14 @@ impl Scratch {
             return Ok(keep(&self.conn));
         }
         let name = self.tables[table].name.clone();
-        let gone: BTreeSet<i64> = rowids.iter().copied().collect();
+        let mut gone = rowids.to_vec();
+        gone.sort_unstable();
+        gone.dedup();
         // The shorter list in the statement: the rows deleted, or those kept.
-        let left: Vec<i64> = self.tables[table]
-            .rowids
-            .iter()
-            .flatten()
-            .copied()
-            .filter(|id| !gone.contains(id))
-            .collect();
+        let left = without(
+            self.tables[table].rowids.as_deref().unwrap_or_default(),
+            &gone,
+        );
         let refill = match left.len() < gone.len() {
             true => self.refill_columns(table),
             false => None,
@@ -176,7 +226,7 @@ impl Scratch {
         self.conn.execute_batch(end).map_err(|e| e.to_string())?;
         if kept {
             if let Some(ids) = self.tables[table].rowids.as_mut() {
-                ids.retain(|id| !gone.contains(id));
+                *ids = left;
             }
         }
         Ok(kept)
@@ -325,7 +375,7 @@ impl Scratch {
 fn delete(
     conn: &Connection,
     name: &str,
-    gone: &BTreeSet<i64>,
+    gone: &[i64],
     left: &[i64],
     refill: Option<&[String]>,
 ) -> Result<(), String> {
@@ -468,14 +518,31 @@ fn dangling_query(
         true => " AND c.rowid <> p.rowid",
         false => "",
     };
+    // From the child's rows (`CROSS JOIN` keeps them the outer loop): by a parent's turn its
+    // children are shrunk already, or emptied, and the parent may be large.
     let pinned = format!(
-        "SELECT p.rowid FROM {p} AS p WHERE EXISTS (SELECT 1 FROM {c} AS c WHERE {}{itself}) \
-         AND (SELECT count(*) FROM {p} AS o WHERE {}) = 1",
+        "SELECT DISTINCT p.rowid FROM {c} AS c CROSS JOIN {p} AS p ON {}{itself} \
+         WHERE (SELECT count(*) FROM {p} AS o WHERE {}) = 1",
         matches.join(" AND "),
         same_key.join(" AND ")
     );
     let before = rowid_set(conn, &dangling).ok()?;
     Some((dangling, pinned, before))
+}
+
+/// The ids of `all` that `removed` does not hold, in order (both ascending: a merge, where
+/// the shrinker's probes would otherwise look every rowid up in a set).
+pub(super) fn without(all: &[i64], removed: &[i64]) -> Vec<i64> {
+    debug_assert!(all.is_sorted() && removed.is_sorted());
+    let mut out = Vec::with_capacity(all.len().saturating_sub(removed.len()));
+    let mut r = removed.iter().peekable();
+    for &id in all {
+        while r.next_if(|&&x| x < id).is_some() {}
+        if r.peek() != Some(&&id) {
+            out.push(id);
+        }
+    }
+    out
 }
 
 /// The integers a one-column query lists, in its order.

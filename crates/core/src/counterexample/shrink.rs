@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use rusqlite::Connection;
 
 use super::ddmin::{ddmin, Probe};
-use super::scratch::Scratch;
+use super::scratch::{without, Scratch};
 use super::{Budget, Question, PROBE_MAX_STEPS};
 use crate::backend::sqlite::run_query;
 use crate::backend::{Limits, QueryError};
@@ -318,12 +318,10 @@ fn reduce_table(
             return Probe::Stop;
         }
         spent.probes += 1;
-        let current = scratch.tables[t].rowids.clone().unwrap_or_default();
-        let keep: BTreeSet<i64> = keep.iter().copied().collect();
-        let gone: Vec<i64> = current
-            .into_iter()
-            .filter(|id| !keep.contains(id) && !pinned.contains(id))
-            .collect();
+        // `keep` is in the order of `ids`, ascending as the table's rowids are.
+        let current = scratch.tables[t].rowids.as_deref().unwrap_or_default();
+        let mut gone = without(current, keep);
+        gone.retain(|id| !pinned.contains(id));
         let reused = &mut spent.gold_reused;
         let mut work = Work::default();
         let mut gold_here: KnownGold = None;

@@ -58,6 +58,8 @@ pub struct Exec {
     /// share a wrong prediction shrink its database once (a worker that needs a counterexample
     /// another worker is shrinking waits for it instead of shrinking it too).
     found: Arc<Memo<FoundKey, counterexample::Found>>,
+    /// The layouts of the databases counterexamples were shrunk on, each read once.
+    layouts: Arc<counterexample::Layouts>,
 }
 
 /// What a counterexample depends on: the database, the gold and the prediction as they ran
@@ -112,6 +114,7 @@ impl Exec {
             limits,
             planned: Arc::default(),
             found: Arc::new(Memo::new()),
+            layouts: Arc::default(),
         }
     }
 
@@ -623,7 +626,7 @@ impl Exec {
         let found = self.found.get_or_init(
             &key,
             || key.clone(),
-            || counterexample::find(&question, Budget::default()),
+            || counterexample::find_in(&question, Budget::default(), &self.layouts),
         );
         verdict.counterexample = Some(Box::new(found));
         verdict
