@@ -43,6 +43,12 @@ fn people_with_notes() -> String {
     )
 }
 
+/// Three teams and five players, each player's team a declared foreign key.
+const TEAMS: &str = "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
+    CREATE TABLE player(id INTEGER PRIMARY KEY, team INT REFERENCES team(id), goals INT);
+    INSERT INTO team VALUES (1, 'a'), (2, 'b'), (3, 'c');
+    INSERT INTO player VALUES (1, 1, 5), (2, 2, 7), (3, 3, 0), (4, 1, 2), (5, 2, 1);";
+
 fn shown(found: Found) -> Counterexample {
     match found {
         Found::Shown(c) => *c,
@@ -88,13 +94,7 @@ fn a_boundary_row_is_all_that_is_kept_and_the_file_is_untouched() {
 #[test]
 fn a_parent_row_a_kept_child_references_is_kept_too() {
     let dir = tempfile::tempdir().unwrap();
-    let db = database(
-        dir.path(),
-        "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
-         CREATE TABLE player(id INTEGER PRIMARY KEY, team INT REFERENCES team(id), goals INT);
-         INSERT INTO team VALUES (1, 'a'), (2, 'b'), (3, 'c');
-         INSERT INTO player VALUES (1, 1, 5), (2, 2, 7), (3, 3, 0), (4, 1, 2), (5, 2, 1);",
-    );
+    let db = database(dir.path(), TEAMS);
     // They differ on any player of a team other than 1: the player reads no team, but a
     // kept player keeps its team (deleting it would leave the reference dangling).
     let q = question(
@@ -497,17 +497,12 @@ fn a_parent_row_is_pinned_only_where_a_child_references_it_by_a_key_no_other_row
 #[test]
 fn a_layout_read_once_gives_what_a_fresh_copy_gives() {
     let dir = tempfile::tempdir().unwrap();
-    let db = database(
-        dir.path(),
-        "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);
-         INSERT INTO team VALUES (1, 'red'), (2, 'blue'), (3, 'green');
-         CREATE TABLE player(id INTEGER PRIMARY KEY, team INT REFERENCES team(id), goals INT);
-         INSERT INTO player VALUES (1, 1, 3), (2, 2, 5), (3, 2, 7), (4, 3, 1), (5, NULL, 9);",
-    );
+    let db = database(dir.path(), TEAMS);
+    // They differ on the player of team 'a' with 2 goals.
     let q = question(
         &db,
         "SELECT t.name FROM team t JOIN player p ON p.team = t.id WHERE p.goals > 4",
-        "SELECT t.name FROM team t JOIN player p ON p.team = t.id WHERE p.goals >= 3",
+        "SELECT t.name FROM team t JOIN player p ON p.team = t.id WHERE p.goals > 1",
     );
     let fresh = find(&q, Budget::default());
     let layouts = Layouts::default();
