@@ -869,10 +869,10 @@ impl<'a> Distillation<'a> {
         } else {
             constants
         };
-        // The base and the first database kept stay as they were drawn before wider values
-        // (`Constants::widened`).
+        // The base and the first database kept stay as they were drawn before wider values and
+        // the witnesses' later draws (`Constants::later`).
         let constants = if self.databases.len() >= 2 {
-            constants.widened()
+            constants.later()
         } else {
             constants
         };

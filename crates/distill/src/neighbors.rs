@@ -13,10 +13,12 @@ use serde::Serialize;
 use sqlsuite::sql_tokens::{quote, splice, tokenize, Token, TokenKind};
 
 mod count_case;
+mod count_column;
 mod edit_alike;
 mod equivalents;
 mod extremum;
 mod from_clause;
+mod inner_order;
 mod restated;
 mod unread;
 

@@ -129,6 +129,7 @@ impl DatabaseProfile {
 
     /// `schema` with the profile's primary keys and each column's sample values as its pool.
     pub fn apply(&self, mut schema: SuiteSchema) -> SuiteSchema {
+        schema.profiled = true;
         for table in &mut schema.tables {
             let Some(profile) = self
                 .tables

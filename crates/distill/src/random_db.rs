@@ -45,8 +45,8 @@ pub struct Constants {
     respelled: bool,
     /// A database of the focused gold's own ([`Constants::alone`]): few rows.
     alone: bool,
-    /// Columns draw their wider values too ([`Constants::widened`]).
-    wide: bool,
+    /// A database after the first two of its suite ([`Constants::later`]).
+    later: bool,
     /// A database of the focused gold's own that holds its witness and one chosen near miss
     /// only ([`Constants::swept`]).
     sweep: Option<Sweep>,
@@ -279,13 +279,15 @@ impl Constants {
         self
     }
 
-    /// These constants, for a database whose columns also draw the values of their shape the
-    /// sample lacks ([`Column::wider`], each in half of the databases): times with two digits
-    /// of minutes beside the samples' one, so that a change of how a query cuts the minutes
-    /// out shifts times unalike. Only later databases are widened: the first two of every
-    /// suite are drawn as before (the reference values are computed on them).
-    pub fn widened(mut self) -> Constants {
-        self.wide = true;
+    /// These constants, for a database after the first two of its suite, which are drawn as
+    /// before these were added (the reference values are computed on them). Its columns also
+    /// draw the values of their shape the sample lacks ([`Column::wider`], each in half of the
+    /// databases): times with two digits of minutes beside the samples' one, so that a change
+    /// of how a query cuts the minutes out shifts times unalike. Its witnesses also draw a
+    /// second group beside a derived table's count, the rows of every condition a ratio sums
+    /// together, and an answer's row twice ([`Instances::add`]).
+    pub fn later(mut self) -> Constants {
+        self.later = true;
         self
     }
 
@@ -596,7 +598,16 @@ impl Instances {
                 Some(sweep) => sweep.branch % alternatives.len(),
                 None => fastrand::Rng::with_seed(branch_seed).usize(..alternatives.len()),
             };
-            out.add(&alternatives[branch], schema, constants, shape, wrng);
+            let chosen = &alternatives[branch];
+            out.add(chosen, schema, constants, shape, wrng);
+            // A gold of one row of aggregates over conditions its SELECT computes (a ratio of
+            // two months' sums, BIRD's item 93): the rows of every such condition together,
+            // or the ratio has no answer (a sum of none) wherever one is missing.
+            if constants.later && chosen.condition && chosen.aggregate {
+                for other in alternatives.iter().filter(|a| a.condition && *a != chosen) {
+                    out.add(other, schema, constants, shape, wrng);
+                }
+            }
         }
         out.failed = vec![false; out.list.len()];
         out.alias_rows = out
@@ -616,6 +627,25 @@ impl Instances {
         shape: &Shape,
         wrng: &mut fastrand::Rng,
     ) {
+        // In a schema a profile stands for, a gold whose answer can repeat a row: a quarter
+        // of the time, two copies alike in every cell it answers (BIRD's items 96, 141, 172:
+        // a `DISTINCT` more or less answers differently only where a row repeats).
+        let twice;
+        let w = if schema.profiled
+            && constants.later
+            && w.copies == 1
+            && !w.answered.is_empty()
+            && wrng.u32(..4) == 0
+        {
+            twice = Witness {
+                copies: 2,
+                group: w.answered.clone(),
+                ..w.clone()
+            };
+            &twice
+        } else {
+            w
+        };
         // A group of `copies` rows (one fewer, a quarter of the time: just below a
         // `HAVING count(…)` threshold). A group larger than `SMALL_GROUP` only where the
         // tables are sized for it (the focused gold's `count(…) > 100`).
@@ -645,6 +675,23 @@ impl Instances {
         self.first_of.extend(std::iter::repeat_n(first, v.len()));
         self.copies_of.extend(std::iter::repeat_n(copies, v.len()));
         self.list.extend(v);
+        // A count a derived table compares (`HAVING post_count > 10`, BIRD's item 323): a
+        // quarter of the time, beside the group of N + 1, a second group of exactly N, which
+        // `>= 10` for `> 10` counts and the gold does not.
+        if constants.later
+            && w.counted_within
+            && copies == w.copies
+            && copies > 1
+            && wrng.u32(..4) == 0
+        {
+            let first = self.list.len();
+            let n = copies - 1;
+            let base = w.instance(None);
+            self.list.extend((0..n).map(|j| w.copy(&base, j)));
+            self.fresh_of.extend(std::iter::repeat_n(None, n));
+            self.first_of.extend(std::iter::repeat_n(first, n));
+            self.copies_of.extend(std::iter::repeat_n(n, n));
+        }
     }
 
     /// The atoms of `w` its near misses violate, one near miss each: in 70 % of databases
@@ -1695,7 +1742,7 @@ impl<'a> ColumnPool<'a> {
                 .unwrap_or_else(|| pool.random(rng));
             pool.values.push(v);
         }
-        if constants.wide && !col.wider.is_empty() {
+        if constants.later && !col.wider.is_empty() {
             // A generator of its own, from the state the pool leaves (which it does not
             // advance): the other columns draw as in a database that is not widened.
             let mut side = fastrand::Rng::with_seed(rng.get_seed() ^ WIDER_SALT);
@@ -2047,6 +2094,7 @@ mod tests {
                 "CREATE TABLE child (pid INTEGER, at TEXT)".into(),
             ],
             order: vec![0, 1],
+            profiled: false,
         }
     }
 
@@ -2504,7 +2552,7 @@ mod tests {
                 .any(|r| r.contains("10:32.179"))
         };
         assert!(!(0..40).any(|seed| holds(&c, seed)));
-        let wide = c.clone().widened();
+        let wide = c.clone().later();
         assert!((0..40).any(|seed| holds(&wide, seed)));
     }
 

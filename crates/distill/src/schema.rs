@@ -35,7 +35,7 @@ pub struct Column {
     pub original: Vec<rusqlite::types::Value>,
     /// Values of the column's shape its sample lacks (a profile's extremes,
     /// [`crate::profile`]): drawn only into databases whose constants are
-    /// [`crate::random_db::Constants::widened`].
+    /// [`crate::random_db::Constants::later`].
     pub wider: Vec<rusqlite::types::Value>,
     /// Declared NOT NULL (or part of the primary key) in the original database.
     pub not_null: bool,
@@ -78,6 +78,9 @@ pub struct SuiteSchema {
     pub ddl: Vec<String>,
     /// Table order for generation: parents before children (cycles broken by declaration order).
     pub order: Vec<usize>,
+    /// A published profile stands for the data (no original database): the suites may draw
+    /// what only such schemas draw (duplicate answers, [`crate::witness::Witness::answered`]).
+    pub profiled: bool,
 }
 
 /// Distinct original values kept per column.
@@ -193,6 +196,7 @@ fn from_raw(r: TablesEntry) -> Result<SuiteSchema, SuiteError> {
         foreign_keys,
         ddl,
         order: Vec::new(),
+        profiled: false,
     };
     s.order = topological_order(&s);
     Ok(s)
@@ -284,6 +288,7 @@ pub fn from_database(db_id: &str, path: &Path) -> Result<SuiteSchema, SuiteError
         foreign_keys: Vec::new(),
         ddl: Vec::new(),
         order: Vec::new(),
+        profiled: false,
     }
     .with_original(path)?;
     for (ti, from, parent, to) in declared {
@@ -777,6 +782,7 @@ pub(crate) mod tests {
                 "CREATE TABLE WRITES (AID INTEGER, PID INTEGER, PRIMARY KEY (AID, PID))".into(),
             ],
             order: vec![0, 1, 2, 3],
+            profiled: false,
         }
     }
 

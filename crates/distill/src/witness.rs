@@ -74,6 +74,13 @@ pub struct Witness {
     /// HAVING COUNT(*) > 10) AS T`): the witness stands for that group even where the gold
     /// compares no cell with a constant.
     pub counted_within: bool,
+    /// This witness holds a condition the SELECT list computes (`SUM(CASE WHEN c …)`) in
+    /// its conjunction ([`Witness::alternatives`]).
+    pub condition: bool,
+    /// The cells the gold's answer is made of, where a row of it can repeat (no GROUP BY, no
+    /// aggregate, no LIMIT; a `DISTINCT` removes the repeat): copies alike in them give the
+    /// answer a duplicate, which a `DISTINCT` more or less tells apart.
+    pub answered: Vec<Cell>,
 }
 
 /// The column a linked subquery answers (its cell), and for `min`/`max`, whether `max` and the
@@ -160,8 +167,9 @@ impl Witness {
                 condition: Some(k),
                 ..Branches::default()
             };
-            if let Some(w) = Witness::of_branches(&query, schema, &mut branches) {
+            if let Some(mut w) = Witness::of_branches(&query, schema, &mut branches) {
                 if !out.contains(&w) {
+                    w.condition = true;
                     out.push(w);
                 }
             }
@@ -209,6 +217,8 @@ impl Witness {
             extremes: Vec::new(),
             selected: Vec::new(),
             counted_within: false,
+            condition: false,
+            answered: Vec::new(),
         };
         w.collect(
             first_select(query)?,
@@ -218,6 +228,9 @@ impl Witness {
             0,
             true,
         );
+        if w.aggregate || query.limit_clause.is_some() || query.fetch.is_some() {
+            w.answered.clear();
+        }
         w.gold_atoms = w.atoms.len();
         w.implied_from = w.aliases.len();
         close_references(&mut w.aliases, &mut w.atoms, schema);
@@ -323,9 +336,10 @@ impl Witness {
                     self.selected.push(alias);
                 }
             }
+            self.answered = answered_cells(select, &resolver);
         }
         // `NOT ( b OR … )`: each branch is held in the near misses of some witness.
-        let atoms: Vec<Atom> = plain
+        let mut atoms: Vec<Atom> = plain
             .iter()
             .flat_map(|c| match c {
                 Expr::UnaryOp {
@@ -335,6 +349,13 @@ impl Witness {
                 _ => resolver.atoms(c),
             })
             .collect();
+        // `x = y || '_1'` where the conjunction pins `y` to a constant: `x` holds the two
+        // joined (BIRD's item 418, `T2.atom_id = T1.molecule_id || '_1'`).
+        let joined: Vec<Atom> = plain
+            .iter()
+            .flat_map(|c| resolver.concatenated(c, &atoms))
+            .collect();
+        atoms.extend(joined);
         self.one_of.extend(in_lists(&plain, &resolver));
         if self.copies == 1 && counts {
             if let Some((copies, counted, group)) = count_shape(select, order_by, &resolver) {
@@ -1273,6 +1294,29 @@ fn answers_one_row(select: &Select) -> bool {
         })
 }
 
+/// The cells `select`'s answer reads, if every item is an expression over cells and it does
+/// not group; none otherwise (a `*`, a GROUP BY).
+fn answered_cells(select: &Select, resolver: &Resolver) -> Vec<Cell> {
+    let grouped = match &select.group_by {
+        GroupByExpr::Expressions(keys, _) => !keys.is_empty(),
+        GroupByExpr::All(_) => true,
+    };
+    let mut out = Vec::new();
+    for item in &select.projection {
+        match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } if !grouped => {
+                for c in resolver.cells_read(e) {
+                    if !out.contains(&c) {
+                        out.push(c);
+                    }
+                }
+            }
+            _ => return Vec::new(),
+        }
+    }
+    out
+}
+
 /// The aliases whose columns `select`'s items read (directly or as an aggregate's argument),
 /// in order.
 fn selected_aliases(select: &Select, resolver: &Resolver) -> Vec<usize> {
@@ -1625,6 +1669,49 @@ impl Resolver<'_> {
         }
     }
 
+    /// The atom of `x = y || 'c'` (or `'c' || y`, either side of `=`) where `atoms` pin the
+    /// cell `y` to a text `v`: `x = v || c`, as SQLite joins them. Nothing for anything else.
+    fn concatenated(&self, e: &Expr, atoms: &[Atom]) -> Vec<Atom> {
+        let Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq,
+            right,
+        } = e
+        else {
+            return Vec::new();
+        };
+        let pinned = |c: Cell| {
+            atoms.iter().find_map(|a| match a {
+                Atom::Compare(d, Cmp::Eq(Value::Text(v))) if *d == c => Some(v.clone()),
+                _ => None,
+            })
+        };
+        let joined = |e: &Expr| -> Option<String> {
+            let Expr::BinaryOp {
+                left,
+                op: BinaryOperator::StringConcat,
+                right,
+            } = e
+            else {
+                return None;
+            };
+            let text = |o: Operand| match o {
+                Operand::Cell(c) => pinned(c),
+                Operand::Constant(Value::Text(t)) => Some(t),
+                Operand::Constant(_) => None,
+            };
+            Some(text(self.operand(left)?)? + &text(self.operand(right)?)?)
+        };
+        let held = match (self.cell(left), self.cell(right)) {
+            (Some(x), None) => joined(right).map(|v| (x, v)),
+            (None, Some(x)) => joined(left).map(|v| (x, v)),
+            _ => None,
+        };
+        held.map_or(Vec::new(), |(x, v)| {
+            vec![Atom::Compare(x, Cmp::Eq(Value::Text(v)))]
+        })
+    }
+
     /// The atom of `NOT e`: of `e = b OR …`, the branch `branches` picks (the first without),
     /// whose conjuncts must all be simple, or holding it is not sure.
     fn negated(&self, e: &Expr, branches: Option<&mut Branches>) -> Vec<Atom> {
@@ -1851,6 +1938,38 @@ pub(crate) mod tests {
         "SELECT P.TITLE FROM AUTHOR AS A , JOURNAL AS J , PUBLICATION AS P , WRITES AS W \
         WHERE ( J.NAME = 'PVLDB' AND P.JID = J.JID ) \
         OR ( A.NAME = 'Yunyao Li' AND W.AID = A.AID AND W.PID = P.PID AND P.YEAR > 2005 )";
+
+    #[test]
+    fn a_cell_equal_to_a_pinned_cell_joined_with_a_constant_holds_the_joined_text() {
+        // BIRD's item 418: `T2.atom_id = T1.molecule_id || '_1'` beside `T1.molecule_id =
+        // 'TR009'`. Here: a title made of the journal's pinned name and a suffix.
+        let text = |w: &Witness| -> Vec<String> {
+            w.atoms
+                .iter()
+                .filter_map(|a| match a {
+                    Atom::Compare(_, Cmp::Eq(Value::Text(t))) => Some(t.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let gold = "SELECT P.PID FROM JOURNAL AS J JOIN PUBLICATION AS P ON P.JID = J.JID \
+            WHERE J.NAME = 'PVLDB' AND P.TITLE = J.NAME || '_1'";
+        let w = Witness::parse(gold, &academic()).unwrap();
+        assert_eq!(text(&w), ["PVLDB", "PVLDB_1"]);
+        let flipped = gold.replace("P.TITLE = J.NAME || '_1'", "'v' || J.NAME = P.TITLE");
+        assert_eq!(
+            text(&Witness::parse(&flipped, &academic()).unwrap()),
+            ["PVLDB", "vPVLDB"]
+        );
+        // Unpinned (the name only compared, or not at all), or another operator: no atom.
+        for other in [
+            gold.replace("J.NAME = 'PVLDB'", "J.NAME > 'PVLDB'"),
+            gold.replace("P.TITLE = J.NAME || '_1'", "P.TITLE > J.NAME || '_1'"),
+        ] {
+            let w = Witness::parse(&other, &academic()).unwrap();
+            assert!(!text(&w).iter().any(|t| t.ends_with("_1")), "{other}");
+        }
+    }
 
     #[test]
     fn each_branch_of_an_or_has_a_witness() {

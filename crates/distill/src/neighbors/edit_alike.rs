@@ -13,6 +13,11 @@
 //!   NOT NULL column the branch gives replaced by another NOT NULL column of the same table.
 //! - **A derived table's column the outer query never reads** (`unread`): a plain column of
 //!   its select list replaced by another, or dropped.
+//! - **A derived table's `ORDER BY` the answer cannot see** (`inner_order`): the query around
+//!   it sorts again or answers a bag, and the derived table has no `LIMIT`.
+//! - **A count's column for another never NULL on the rows counted** (`count_column`):
+//!   `COUNT(x)` → `COUNT(y)`, or `COUNT(*)` → `COUNT(y)`, by the constraints or the block's
+//!   own conditions.
 
 use std::collections::HashMap;
 
@@ -126,6 +131,8 @@ impl Query<'_> {
         self.fixed_length(&edit, schema)
             || self.count_case_alike(&edit, schema)
             || self.unread_column(&edit, &n.toks)
+            || self.inner_order_alike(&edit)
+            || self.count_column_alike(&edit, schema)
     }
 
     /// `= 'c'` → `LIKE 'c%'` / `LIKE '%c%'` where the operand before `=` is never longer than
