@@ -119,36 +119,19 @@ impl Query<'_> {
             3 => self.toks[a + 1].is_symbol("."),
             _ => false,
         };
-        let outer = self.toks.iter().any(|t| {
-            ["left", "right", "full", "outer"]
-                .iter()
-                .any(|w| t.is_word(w))
-        });
+        let outer = self.outer_joins();
         let (Some(new), Some(k)) = (edit.new_word(), schema.table_of(self, column)) else {
             return false;
         };
         let old = unquote_ident(&self.toks[column].text);
         let qualified = b - a == 3;
         // Unqualified, the new name must still be of that table alone.
-        let owners = schema
-            .aliases
-            .values()
-            .filter(|&&t| {
-                schema.tables[t]
-                    .1
-                    .iter()
-                    .any(|c| c.eq_ignore_ascii_case(&new))
-            })
-            .collect::<std::collections::BTreeSet<_>>();
-        let resolves = qualified || owners.into_iter().eq([&k]);
+        let resolves = qualified || schema.only_owner(&new) == Some(k);
         shape
             && !outer
             && !self.is_keyword(column)
             && resolves
-            && schema.tables[k]
-                .1
-                .iter()
-                .any(|c| c.eq_ignore_ascii_case(&new))
+            && schema.has_column(k, &new)
             && schema.not_null(k, old)
             && schema.not_null(k, &new)
     }

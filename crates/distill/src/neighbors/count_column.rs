@@ -74,15 +74,15 @@ impl Query<'_> {
         let new_table = if qualified {
             schema
                 .table_of(self, f)
-                .filter(|&k| has_column(schema, k, &new))
+                .filter(|&k| schema.has_column(k, &new))
         } else {
-            only_owner(schema, &new)
+            schema.only_owner(&new)
         };
         old_never_null && new_table.is_some_and(|k| self.never_null(count, k, &new, schema))
     }
 
     /// The query has an outer join.
-    fn outer_joins(&self) -> bool {
+    pub(super) fn outer_joins(&self) -> bool {
         self.toks.iter().any(|t| {
             ["left", "right", "full", "outer"]
                 .iter()
@@ -187,30 +187,6 @@ impl Query<'_> {
             at = open;
         }
         true
-    }
-}
-
-/// Table `k` has a column `name`.
-fn has_column(schema: &Schema, k: usize, name: &str) -> bool {
-    schema.tables[k]
-        .1
-        .iter()
-        .any(|c| c.eq_ignore_ascii_case(name))
-}
-
-/// The one table of the query with a column `name`.
-fn only_owner(schema: &Schema, name: &str) -> Option<usize> {
-    let mut owners: Vec<usize> = schema
-        .aliases
-        .values()
-        .copied()
-        .filter(|&k| has_column(schema, k, name))
-        .collect();
-    owners.sort_unstable();
-    owners.dedup();
-    match owners.as_slice() {
-        [k] => Some(*k),
-        _ => None,
     }
 }
 

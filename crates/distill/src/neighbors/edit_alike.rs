@@ -85,17 +85,33 @@ impl Schema<'_> {
     /// of the query that has a column of that name.
     pub(super) fn table_of(&self, q: &Query, i: usize) -> Option<usize> {
         let name = unquote_ident(&q.toks[i].text).to_lowercase();
-        let has = |k: usize| {
-            self.tables[k]
-                .1
-                .iter()
-                .any(|c| c.eq_ignore_ascii_case(&name))
-        };
         if i >= 2 && q.toks[i - 1].is_symbol(".") {
             let qualifier = unquote_ident(&q.toks[i - 2].text).to_lowercase();
-            return self.aliases.get(&qualifier).copied().filter(|&k| has(k));
+            return self
+                .aliases
+                .get(&qualifier)
+                .copied()
+                .filter(|&k| self.has_column(k, &name));
         }
-        let mut owners: Vec<usize> = self.aliases.values().copied().filter(|&k| has(k)).collect();
+        self.only_owner(&name)
+    }
+
+    /// Table `k` has a column `name`.
+    pub(super) fn has_column(&self, k: usize, name: &str) -> bool {
+        self.tables[k]
+            .1
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(name))
+    }
+
+    /// The one table of the query that has a column `name`, if only one has it.
+    pub(super) fn only_owner(&self, name: &str) -> Option<usize> {
+        let mut owners: Vec<usize> = self
+            .aliases
+            .values()
+            .copied()
+            .filter(|&k| self.has_column(k, name))
+            .collect();
         owners.sort_unstable();
         owners.dedup();
         match owners.as_slice() {
