@@ -38,16 +38,9 @@ impl Query<'_> {
     /// block that holds all of `edit`, where that derived table has no `LIMIT`/`OFFSET` and
     /// the top-level block sorts its rows or answers a bag.
     fn derived_order_by_around(&self, edit: &Edit) -> Option<(usize, usize)> {
-        let open = (1..edit.from.max(1)).rev().find(|&o| {
-            self.toks[o].is_symbol("(")
-                && self.depth[o] == 0
-                && self.toks.get(o + 1).is_some_and(|t| t.is_word("select"))
-                && (self.toks[o - 1].is_word("from") || self.toks[o - 1].is_word("join"))
-        })?;
-        let close = self.partner(open)?;
-        if edit.to > close {
-            return None;
-        }
+        let (open, close) = self
+            .derived_table_holding(edit)
+            .filter(|&(open, _)| self.depth[open] == 0)?;
         let d = self.depth[open + 1];
         let at_depth =
             |w: &str| (open + 1..close).find(|&j| self.depth[j] == d && self.toks[j].is_word(w));

@@ -55,13 +55,7 @@ impl Query<'_> {
     /// The derived table (`FROM ( SELECT …` or `JOIN ( SELECT …`) whose select list holds all
     /// of `edit`, if it keeps every row whatever its columns: its `(` and `)`.
     fn derived_table_around(&self, edit: &Edit) -> Option<(usize, usize)> {
-        let open = (1..edit.from).rev().find(|&o| {
-            self.toks[o].is_symbol("(")
-                && self.toks.get(o + 1).is_some_and(|t| t.is_word("select"))
-                && (self.toks[o - 1].is_word("from") || self.toks[o - 1].is_word("join"))
-                && self.partner(o).is_some_and(|c| edit.to < c)
-        })?;
-        let close = self.partner(open)?;
+        let (open, close) = self.derived_table_holding(edit)?;
         let select = open + 1;
         if edit.to > self.clause_end(select, CLAUSE_WORDS)
             || self
@@ -83,6 +77,18 @@ impl Query<'_> {
                 && (self.toks[j - 1].is_word("by") || self.toks[j - 1].is_symbol(","))
         });
         (!set_operation && !by_position).then_some((open, close))
+    }
+
+    /// The innermost derived table (`FROM ( SELECT …` or `JOIN ( SELECT …`) whose parentheses
+    /// hold all of `edit`: its `(` and `)`.
+    pub(super) fn derived_table_holding(&self, edit: &Edit) -> Option<(usize, usize)> {
+        let open = (1..edit.from).rev().find(|&o| {
+            self.toks[o].is_symbol("(")
+                && self.toks.get(o + 1).is_some_and(|t| t.is_word("select"))
+                && (self.toks[o - 1].is_word("from") || self.toks[o - 1].is_word("join"))
+                && self.partner(o).is_some_and(|c| edit.to <= c)
+        })?;
+        Some((open, self.partner(open)?))
     }
 
     /// The words (unquoted, lower case) of the query outside `open..=close`, or `None` where
