@@ -1184,7 +1184,7 @@ fn prepare_golds(
         let mut rng =
             fastrand::Rng::with_seed(database_seed(options.seed, db_id, usize::MAX - g.index));
         let ns = neighbors(&gold.text, &tables, &facts, &mut rng);
-        let ps: Vec<ProbeOutcome> = probes(&gold.sql, &tables, &facts)
+        let ps: Vec<ProbeOutcome> = probes(&gold.sql, &tables, &facts, input.schema.profiled)
             .into_iter()
             .map(|probe| ProbeOutcome {
                 probe,

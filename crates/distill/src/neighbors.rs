@@ -19,6 +19,7 @@ mod equivalents;
 mod extremum;
 mod from_clause;
 mod inner_order;
+mod real_cast;
 mod restated;
 mod unread;
 
@@ -43,6 +44,7 @@ pub enum NeighborKind {
     DropDistinct,
     DropSelectColumn,
     DropSpan,
+    DropCast,
 }
 
 impl NeighborKind {
@@ -76,6 +78,7 @@ impl NeighborKind {
             NeighborKind::DropDistinct => "drop_distinct",
             NeighborKind::DropSelectColumn => "drop_select_column",
             NeighborKind::DropSpan => "drop_span",
+            NeighborKind::DropCast => "drop_cast",
         }
     }
 }
@@ -832,6 +835,10 @@ impl TokenEdits<'_> {
         let edit = |with: &str| self.replace(i, with);
         let (kind, sql) = match w.as_str() {
             "asc" => (NeighborKind::SortDirection, edit("DESC")),
+            "cast" if next_open => match q.real_cast_dropped(i) {
+                Some(sql) => (NeighborKind::DropCast, sql),
+                None => return,
+            },
             "desc" => (NeighborKind::SortDirection, edit("ASC")),
             "between" => {
                 self.between_pending.insert(d, true);

@@ -12,7 +12,14 @@
 //!   distinct.
 //! * `nulls` — the gold with one nullable column it reads replaced by `coalesce(col, sentinel)`:
 //!   a row the gold reads holds NULL there. `count(col)` for `count(*)`, `!=` for `NOT IN`,
-//!   `sum(x) / count(*)` for `avg(x)` differ only then.
+//!   `sum(x) / count(*)` for `avg(x)` differ only then. In a schema a profile stands for
+//!   (BIRD, whose reference runs on SQLite only), two more kinds: the same column replaced by a
+//!   large sentinel too, since a condition the small one makes false and NULL makes unknown
+//!   answer alike under `CASE WHEN … THEN 1 ELSE 0 END` (BIRD's item 99: `UA > 6.5` with UA
+//!   NULL, where a bare boolean answers NULL); and each nullable column an `ORDER BY` sorts
+//!   by, replaced by `coalesce(col, X'FF')`: SQLite sorts NULL first, the blob last, so the
+//!   two differ where a NULL key reaches the rows the order picks (`ORDER BY q2 LIMIT 1`
+//!   against the same with `q2 IS NOT NULL`, BIRD's item 180).
 //!
 //! The distiller keeps a database that satisfies a probe no kept database satisfies yet
 //! (`spec/test_suite.md`, "Probes"); a probe natural data cannot satisfy (a key never repeats,
@@ -55,9 +62,22 @@ const NULL_PROBES: usize = 4;
 /// A value no generated column holds.
 const SENTINEL: &str = "-987654321";
 
+/// A value no generated column holds, above the values that do ([`probes`]' `profiled`).
+const HIGH_SENTINEL: &str = "987654321";
+
+/// A value that sorts after every value a generated column holds (a blob, in SQLite).
+const LAST: &str = "X'FF'";
+
 /// The probes of a (prepared) gold. `duplicates` only for golds whose rows are compared as a
-/// bag (no ORDER BY) and that do not already de-duplicate (set operators, LIMIT).
-pub fn probes(gold: &str, tables: &TableColumns, facts: &ColumnFacts) -> Vec<Probe> {
+/// bag (no ORDER BY) and that do not already de-duplicate (set operators, LIMIT). In a
+/// `profiled` schema, `nulls` probes with the high sentinel too, and per nullable column an
+/// `ORDER BY` sorts by (module doc).
+pub fn probes(
+    gold: &str,
+    tables: &TableColumns,
+    facts: &ColumnFacts,
+    profiled: bool,
+) -> Vec<Probe> {
     let toks = tokenize(gold);
     let mut out = Vec::new();
     let words = |w: &[&str]| toks.iter().any(|t| w.iter().any(|x| t.is_word(x)));
@@ -101,8 +121,10 @@ pub fn probes(gold: &str, tables: &TableColumns, facts: &ColumnFacts) -> Vec<Pro
         })
     };
     let mut seen: Vec<String> = Vec::new();
+    let mut keys_seen: Vec<String> = Vec::new();
     for (i, t) in toks.iter().enumerate() {
-        if seen.len() >= NULL_PROBES || t.kind != TokenKind::Word {
+        let sort_key = profiled && sorted_by(&toks, i);
+        if (seen.len() >= NULL_PROBES && !sort_key) || t.kind != TokenKind::Word {
             continue;
         }
         let next = toks.get(i + 1);
@@ -119,21 +141,52 @@ pub fn probes(gold: &str, tables: &TableColumns, facts: &ColumnFacts) -> Vec<Pro
             _ => t.start,
         };
         let mention = &gold[start..t.end];
+        let (seen, sentinels) = match (sort_key, profiled) {
+            (true, _) => (&mut keys_seen, &[LAST][..]),
+            (false, true) => (&mut seen, &[SENTINEL, HIGH_SENTINEL][..]),
+            (false, false) => (&mut seen, &[SENTINEL][..]),
+        };
         if seen.contains(&mention.to_ascii_lowercase()) {
             continue;
         }
         seen.push(mention.to_ascii_lowercase());
-        out.push(Probe {
-            kind: ProbeKind::Nulls,
-            sql: splice(
-                gold,
-                start,
-                t.end,
-                &format!("coalesce({mention}, {SENTINEL})"),
-            ),
-        });
+        for sentinel in sentinels {
+            out.push(Probe {
+                kind: ProbeKind::Nulls,
+                sql: splice(
+                    gold,
+                    start,
+                    t.end,
+                    &format!("coalesce({mention}, {sentinel})"),
+                ),
+            });
+        }
     }
     out
+}
+
+/// Is token `i` one an `ORDER BY` sorts by: the nearest clause word before it at its own
+/// depth of parentheses is `ORDER`?
+fn sorted_by(toks: &[sqlsuite::sql_tokens::Token], i: usize) -> bool {
+    let clauses = [
+        "select", "from", "where", "group", "having", "order", "limit", "on",
+    ];
+    let mut depth = 0usize;
+    for t in toks[..i].iter().rev() {
+        if t.is_symbol(")") {
+            depth += 1;
+        } else if t.is_symbol("(") {
+            if depth == 0 {
+                return false;
+            }
+            depth -= 1;
+        } else if depth == 0 {
+            if let Some(c) = clauses.iter().find(|c| t.is_word(c)) {
+                return *c == "order";
+            }
+        }
+    }
+    false
 }
 
 /// At most this many `fanout` probes per gold (one per joined table).
@@ -256,7 +309,7 @@ mod tests {
     #[test]
     fn duplicates_and_nulls_where_they_can_tell() {
         let gold = "SELECT T1.x FROM t AS T1 JOIN u AS T2 ON T1.id = T2.t_id WHERE T2.z != 3";
-        let ps = probes(gold, &tables(), &facts());
+        let ps = probes(gold, &tables(), &facts(), false);
         let sqls: Vec<&str> = ps.iter().map(|p| p.sql.as_str()).collect();
         assert_eq!(ps[0].kind, ProbeKind::Duplicates);
         assert_eq!(sqls[0], format!("SELECT DISTINCT * FROM ({gold})"));
@@ -271,14 +324,31 @@ mod tests {
         assert!(!sqls
             .iter()
             .any(|s| s.contains("coalesce(T1.id") || s.contains("coalesce(T2.t_id")));
-        let ordered = probes("SELECT id FROM t ORDER BY id", &tables(), &facts());
+        let ordered = probes("SELECT id FROM t ORDER BY id", &tables(), &facts(), false);
         assert!(ordered.is_empty(), "{ordered:?}");
         let set = probes(
             "SELECT id FROM t UNION SELECT t_id FROM u",
             &tables(),
             &facts(),
+            false,
         );
         assert!(set.iter().all(|p| p.kind != ProbeKind::Duplicates));
+        // In a profiled schema, a nullable sort key: NULL moved from first to last; the high
+        // sentinel beside the low one.
+        let gold = "SELECT id FROM t WHERE x = 1 ORDER BY y ASC LIMIT 1";
+        let keyed = probes(gold, &tables(), &facts(), true);
+        let keyed: Vec<&str> = keyed.iter().map(|p| p.sql.as_str()).collect();
+        assert!(
+            keyed.contains(&"SELECT id FROM t WHERE x = 1 ORDER BY coalesce(y, X'FF') ASC LIMIT 1")
+        );
+        assert!(keyed.contains(
+            &"SELECT id FROM t WHERE coalesce(x, -987654321) = 1 ORDER BY y ASC LIMIT 1"
+        ));
+        assert!(keyed
+            .contains(&"SELECT id FROM t WHERE coalesce(x, 987654321) = 1 ORDER BY y ASC LIMIT 1"));
+        assert!(!probes(gold, &tables(), &facts(), false)
+            .iter()
+            .any(|p| p.sql.contains("X'FF'")));
     }
 
     #[test]

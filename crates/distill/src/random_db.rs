@@ -607,6 +607,15 @@ impl Instances {
                 for other in alternatives.iter().filter(|a| a.condition && *a != chosen) {
                     out.add(other, schema, constants, shape, wrng);
                 }
+                // Half the time, in a schema a profile stands for, two more rows of the plain
+                // conjunction: a percentage of three rows or more is seldom whole, and
+                // integer division truncates it (`SUM(CASE …) * 100 / COUNT(…)` without
+                // its `CAST(… AS REAL)`, BIRD's items 99, 196, 201; a `drop_cast` neighbor).
+                if schema.profiled && wrng.bool() {
+                    for _ in 0..2 {
+                        out.add(&alternatives[0], schema, constants, shape, wrng);
+                    }
+                }
             }
         }
         out.failed = vec![false; out.list.len()];
@@ -1123,6 +1132,35 @@ impl<'a> Filling<'a> {
                     (n, Some(_)) => n,
                 }
             })
+            .sum::<usize>()
+            + self.copies_keyed_by(t)
+    }
+
+    /// In a schema a profile stands for, how many witness rows of groups' copies take their
+    /// composite key from `t` in a column they leave free ([`Filling::rekey_copy`]): `t`
+    /// gets a row for each, so that the copies' keys can differ.
+    fn copies_keyed_by(&self, t: usize) -> usize {
+        let schema = self.schema;
+        if !schema.profiled {
+            return 0;
+        }
+        let keyed_by = |child: usize, cells: &HashMap<usize, usize>| {
+            schema.tables[child].primary_key.len() > 1
+                && schema.tables[child].primary_key.iter().any(|&k| {
+                    !cells.contains_key(&k)
+                        && reference_from(schema, child, k).is_some_and(|f| f.parent_table == t)
+                })
+        };
+        self.instances
+            .list
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| self.instances.copies_of[i] > 1)
+            .map(|(_, inst)| {
+                (0..inst.aliases.len())
+                    .filter(|&a| keyed_by(inst.aliases[a], &inst.cells[a]))
+                    .count()
+            })
             .sum()
     }
 
@@ -1157,8 +1195,42 @@ impl<'a> Filling<'a> {
             return;
         }
         match self.draw_witness_row(table, i, alias) {
-            Some((row, assigned)) => self.instances.place_row(table, i, alias, row, assigned),
+            Some((mut row, assigned)) => {
+                if self.schema.profiled && self.instances.copies_of[i] > 1 {
+                    self.rekey_copy(table, i, alias, &mut row);
+                }
+                self.instances.place_row(table, i, alias, row, assigned)
+            }
             None => self.instances.failed[i] = true,
+        }
+    }
+
+    /// A row of a group's copy whose composite key an earlier row holds takes, in a key
+    /// column the instance leaves free and that references a parent, a parent value that
+    /// makes the key new (BIRD's item 33: twenty-one attendances of one event need
+    /// twenty-one members; drawn at random, two copies soon name the same member, and the
+    /// second is refused).
+    fn rekey_copy(&mut self, table: &TableFill<'a>, i: usize, alias: usize, row: &mut [Value]) {
+        if !table.composite || !table.used_keys.contains(&table.key(row)) {
+            return;
+        }
+        let cells = &self.instances.list[i].cells[alias];
+        for &k in &table.table.primary_key {
+            if cells.contains_key(&k) {
+                continue;
+            }
+            let Some(parent) = reference_from(self.schema, table.t, k)
+                .and_then(|f| self.stored.get(&(f.parent_table, f.parent_column)))
+            else {
+                continue;
+            };
+            let start = self.wrng.usize(..parent.len().max(1));
+            for n in 0..parent.len() {
+                row[k] = parent[(start + n) % parent.len()].clone();
+                if !table.used_keys.contains(&table.key(row)) {
+                    return;
+                }
+            }
         }
     }
 
