@@ -15,7 +15,7 @@
 //!   `sum(x) / count(*)` for `avg(x)` differ only then. In a schema a profile stands for
 //!   (BIRD, whose reference runs on SQLite only), two more kinds: the same column replaced by a
 //!   large sentinel too, since a condition the small one makes false and NULL makes unknown
-//!   answer alike under `CASE WHEN … THEN 1 ELSE 0 END` (BIRD's item 99: `UA > 6.5` with UA
+//!   answer alike under `CASE WHEN … THEN 1 ELSE 0 END` (BIRD's item 100: `UA > 6.5` with UA
 //!   NULL, where a bare boolean answers NULL); and each nullable column an `ORDER BY` sorts
 //!   by, replaced by `coalesce(col, X'FF')`: SQLite sorts NULL first, the blob last, so the
 //!   two differ where a NULL key reaches the rows the order picks (`ORDER BY q2 LIMIT 1`
