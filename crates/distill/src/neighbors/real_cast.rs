@@ -6,6 +6,7 @@
 //! type: a cast of a sum of REAL amounts changes nothing and is not made a neighbor.
 
 use super::Query;
+use sqlsuite::sql_tokens::TokenKind;
 
 impl Query<'_> {
     /// The gold with the `CAST` at token `i` replaced by its argument, where the argument is
@@ -55,11 +56,9 @@ impl Query<'_> {
             .filter(|&j| toks[j].is_word("then") || toks[j].is_word("else"))
             .collect();
         !branches.is_empty()
-            && branches.iter().all(|&j| {
-                toks.get(j + 1).is_some_and(|v| {
-                    !v.text.is_empty() && v.text.bytes().all(|b| b.is_ascii_digit())
-                })
-            })
+            && branches
+                .iter()
+                .all(|&j| toks.get(j + 1).is_some_and(|v| v.kind == TokenKind::Int))
     }
 }
 
