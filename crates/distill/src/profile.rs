@@ -10,8 +10,10 @@
 //!   key seen from the parent, `many-to-many` no reference);
 //! * each column's value pool: its sample values (the generator's "original" values); and
 //!   for a text column whose samples share one shape of digit runs (`1:23.794`, `#:#.#`), the
-//!   minimum and maximum of that shape they lack (`10:32.179`): values of other widths, drawn
-//!   only into the later databases ([`extremes`]);
+//!   minimum and maximum of that shape they lack (`10:32.179`): values of other widths; and
+//!   values whose digits the samples give, place by place (`1:29.613` from `1:20.329` and
+//!   `1:19.613`), so that a database holds times of one width that rarely tie; both drawn
+//!   only into the later databases ([`extremes`], [`recombined`]);
 //! * per column ([`DatabaseProfile::constraints`]): NOT NULL where the NULL fraction is 0;
 //!   unique where the distinct count is the row count; an enumeration where the sample values
 //!   are every distinct value; the range from the minimum and maximum (numbers, and dates in
@@ -155,6 +157,7 @@ impl DatabaseProfile {
                     if column.original.is_empty() {
                         column.original = c.sample_values.iter().filter_map(sql_value).collect();
                         column.wider = extremes(c);
+                        column.wider.extend(recombined(c, &column.wider));
                     }
                 }
             }
@@ -270,22 +273,9 @@ fn column_rules(t: &TableProfile, c: &ColumnProfile) -> ColumnRules {
 /// extremes are its range already). A random database whose times all have one digit of
 /// minutes cuts them alike however a query cuts them; the extremes have other widths.
 fn extremes(c: &ColumnProfile) -> Vec<Value> {
-    let samples: Vec<&str> = c.sample_values.iter().filter_map(|v| v.as_str()).collect();
-    if samples.is_empty()
-        || samples.len() < c.sample_values.len()
-        || date_format(&samples).is_some()
-    {
-        return Vec::new();
-    }
-    let Some(shape) = digit_runs(samples[0]) else {
+    let Some((samples, shape)) = shaped_samples(c) else {
         return Vec::new();
     };
-    if samples
-        .iter()
-        .any(|s| digit_runs(s).as_ref() != Some(&shape))
-    {
-        return Vec::new();
-    }
     let mut out: Vec<Value> = Vec::new();
     for v in [&c.min_value, &c.max_value] {
         let Some(s) = v.as_str() else { continue };
@@ -295,6 +285,92 @@ fn extremes(c: &ColumnProfile) -> Vec<Value> {
         }
     }
     out
+}
+
+/// How many values [`recombined`] makes, at most.
+const RECOMBINED: usize = 8;
+
+/// Values of the samples' one shape of digit runs (as [`extremes`] asks) that no sample and
+/// none of `besides` is: each takes a sample's layout and, at every digit, the digit at the
+/// same place of a sample of the same layout (`1:20.329` and `1:19.613` give `1:29.613`,
+/// `1:10.323`, …). A random database drawing from ten samples holds a few times, which tie
+/// and rank alike however a query parses them; these hold the samples' digits (no minute
+/// past the samples', no second past 59 where no sample has one), in other combinations.
+/// Drawn from a generator seeded by the samples: the same profile gives the same values.
+fn recombined(c: &ColumnProfile, besides: &[Value]) -> Vec<Value> {
+    let Some((samples, _)) = shaped_samples(c) else {
+        return Vec::new();
+    };
+    // A sample's layout: its characters, each digit made `0`.
+    let layout = |s: &str| -> String {
+        s.chars()
+            .map(|ch| if ch.is_ascii_digit() { '0' } else { ch })
+            .collect()
+    };
+    let seed = samples
+        .iter()
+        .flat_map(|s| s.bytes())
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut out: Vec<Value> = Vec::new();
+    for _ in 0..RECOMBINED * 8 {
+        if out.len() == RECOMBINED {
+            break;
+        }
+        let template = samples[rng.usize(..samples.len())];
+        let alike: Vec<Vec<char>> = samples
+            .iter()
+            .filter(|s| layout(s) == layout(template))
+            .map(|s| s.chars().collect())
+            .collect();
+        let made: String = template
+            .chars()
+            .enumerate()
+            .map(|(i, ch)| {
+                if ch.is_ascii_digit() {
+                    alike[rng.usize(..alike.len())][i]
+                } else {
+                    ch
+                }
+            })
+            .collect();
+        let new = Value::Text(made.clone());
+        if !samples.contains(&made.as_str()) && !besides.contains(&new) && !out.contains(&new) {
+            out.push(new);
+        }
+    }
+    out
+}
+
+/// The column's samples and their one shape of digit runs (`#:#.#`), where every sample is
+/// text of that shape and no date layout.
+fn shaped_samples(c: &ColumnProfile) -> Option<(Vec<&str>, String)> {
+    let samples: Vec<&str> = c.sample_values.iter().filter_map(|v| v.as_str()).collect();
+    if samples.is_empty()
+        || samples.len() < c.sample_values.len()
+        || date_format(&samples).is_some()
+        || samples.iter().any(|s| dated(s))
+    {
+        return None;
+    }
+    let shape = digit_runs(samples[0])?;
+    samples
+        .iter()
+        .all(|s| digit_runs(s).as_ref() == Some(&shape))
+        .then_some((samples, shape))
+}
+
+/// Whether `s` begins with a date (`2014-07-02 16:05:34.0`, a layout [`date_format`] does
+/// not list): its digits recombined would make months past 12.
+pub(crate) fn dated(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 10
+        && b[..10].iter().enumerate().all(|(i, &ch)| match i {
+            4 | 7 => ch == b'-' || ch == b'/',
+            _ => ch.is_ascii_digit(),
+        })
 }
 
 /// `s` with each run of digits made one `#`, if it has a digit.
@@ -390,6 +466,40 @@ mod tests {
         assert!(extremes(&column(r#"["abc"]"#, r#""a""#, r#""z""#)).is_empty());
     }
 
+    #[test]
+    fn recombined_values_take_each_digit_from_a_sample_at_the_same_place() {
+        let column = |samples: &str| -> ColumnProfile {
+            serde_json::from_str(&format!(
+                r#"{{"name": "c", "type": "text", "sample_values": {samples}}}"#
+            ))
+            .unwrap()
+        };
+        let samples = ["1:20.329", "1:19.613", "1:31.070"];
+        let made = recombined(&column(&format!("{samples:?}")), &[]);
+        assert_eq!(made.len(), RECOMBINED, "{made:?}");
+        for v in &made {
+            let Value::Text(t) = v else { panic!("{v:?}") };
+            assert!(!samples.contains(&t.as_str()), "{t} is a sample");
+            for (i, ch) in t.chars().enumerate() {
+                assert!(
+                    samples.iter().any(|s| s.chars().nth(i) == Some(ch)),
+                    "{t}: {ch} at {i} is no sample's"
+                );
+            }
+        }
+        // The same samples, the same values; none from one sample, a date column, or samples
+        // of two shapes.
+        assert_eq!(made, recombined(&column(&format!("{samples:?}")), &[]));
+        assert!(recombined(&column(r#"["1:20.329"]"#), &[]).is_empty());
+        assert!(recombined(&column(r#"["2012-08-23", "2013-01-02"]"#), &[]).is_empty());
+        assert!(recombined(&column(r#"["1:20.329", "+5.7"]"#), &[]).is_empty());
+        assert!(recombined(
+            &column(r#"["2014-07-02 16:05:34.0", "2012-06-08 23:00:52.0"]"#),
+            &[]
+        )
+        .is_empty());
+    }
+
     const PROFILE: &str = r#"[{"name": "shop", "tables": [
       {"name": "customers", "row_count": 100, "primary_key": ["id"], "columns": [
         {"name": "id", "type": "integer", "foreign_keys": [
@@ -453,15 +563,18 @@ mod tests {
         let schema = p.apply(schema());
         assert_eq!(schema.tables[0].primary_key, [0]);
         assert_eq!(schema.tables[0].columns[1].original.len(), 2);
-        // The extremes of the samples' shape `#:#.#` the samples lack; none for a date column
-        // (its range) or one whose extremes are samples.
+        // The extremes of the samples' shape `#:#.#` the samples lack, then the samples'
+        // digits recombined; none for a date column (its range) or one whose extremes are
+        // samples.
+        let wider = &schema.tables[0].columns[2].wider;
         assert_eq!(
-            schema.tables[0].columns[2].wider,
+            wider[..2],
             [
                 Value::Text("10:32.179".into()),
                 Value::Text("9:45.712".into())
             ]
         );
+        assert!(wider.len() > 2, "{wider:?}");
         assert!(schema.tables[0].columns[3].wider.is_empty());
         assert!(schema.tables[0].columns[1].wider.is_empty());
         let c = p.constraints(&schema);

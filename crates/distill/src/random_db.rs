@@ -75,6 +75,9 @@ pub struct Sweep {
     pub round: usize,
 }
 
+/// Copies of a sorted gold's rows ([`Instances::add`]).
+const RANKED_COPIES: usize = 3;
+
 /// Count thresholds above this are not aimed at (databases stay small).
 pub const MAX_THRESHOLD: usize = 200;
 
@@ -639,19 +642,35 @@ impl Instances {
         // In a schema a profile stands for, a gold whose answer can repeat a row: a quarter
         // of the time, two copies alike in every cell it answers (BIRD's items 96, 141, 172:
         // a `DISTINCT` more or less answers differently only where a row repeats).
-        let twice;
+        // And a gold that sorts its answer, a third of the time: three copies whose sort key
+        // differs, so that an edit of how it is computed or compared decides another order
+        // (BIRD's item 241, a time parsed with `INSTR` and `SUBSTR` under `LIMIT 1`).
+        let shaped;
         let w = if schema.profiled
             && constants.later
             && w.copies == 1
             && !w.answered.is_empty()
             && wrng.u32(..4) == 0
         {
-            twice = Witness {
+            shaped = Witness {
                 copies: 2,
                 group: w.answered.clone(),
                 ..w.clone()
             };
-            &twice
+            &shaped
+        } else if schema.profiled
+            && constants.later
+            && w.copies == 1
+            && w.ranked.is_some()
+            && wrng.u32(..3) == 0
+        {
+            shaped = Witness {
+                copies: RANKED_COPIES,
+                group: Vec::new(),
+                counted: w.ranked,
+                ..w.clone()
+            };
+            &shaped
         } else {
             w
         };
@@ -1809,6 +1828,10 @@ impl<'a> ColumnPool<'a> {
                 _ => (None, false),
             };
             let v = v
+                .map(|v| match constants.later && from_golds {
+                    true => dated_like_samples(col, v),
+                    false => v,
+                })
                 .and_then(|v| pool.admit(v, from_golds))
                 .or_else(|| pick(&col.original, rng).and_then(|v| pool.admit(v, false)))
                 .unwrap_or_else(|| pool.random(rng));
@@ -1974,6 +1997,37 @@ impl<'a> ColumnPool<'a> {
 }
 
 /// A number within the column's range and integrality (when it has them).
+/// A gold's year, month or day (`'2011'`, `'2011-05'`) for a column whose samples are dates in a
+/// layout no date format names (`2014-07-02 16:05:34.0`, so the column has no range and no
+/// format to plant in): the first sample with that beginning, which `STRFTIME('%Y', …)` reads
+/// as the gold's year (BIRD's item 336 planted `'2011'`, which SQLite reads as a day number).
+/// Any other value as it is.
+fn dated_like_samples(col: &Column, v: Value) -> Value {
+    let Value::Text(prefix) = &v else {
+        return v;
+    };
+    let Some(Value::Text(sample)) = col.original.first() else {
+        return v;
+    };
+    let digits_at = |i: usize| prefix.as_bytes().get(i).is_some_and(u8::is_ascii_digit);
+    let beginning = matches!(prefix.len(), 4 | 7 | 10)
+        && (0..prefix.len()).all(|i| matches!(i, 4 | 7) || digits_at(i))
+        && sample.is_char_boundary(prefix.len())
+        && sample[..prefix.len()]
+            .bytes()
+            .zip(prefix.bytes())
+            .all(|(a, b)| a.is_ascii_digit() == b.is_ascii_digit());
+    let samples_dated = col
+        .original
+        .iter()
+        .all(|o| matches!(o, Value::Text(t) if super::profile::dated(t)));
+    if col.rules.format.is_none() && samples_dated && beginning {
+        Value::Text(format!("{prefix}{}", &sample[prefix.len()..]))
+    } else {
+        v
+    }
+}
+
 fn within_range(v: &Value, rules: &ColumnRules) -> bool {
     let x = match v {
         Value::Integer(n) => *n as f64,
@@ -2604,6 +2658,32 @@ mod tests {
             name.admit(Value::Real(8.0), false),
             Some(Value::Text("8.0".into()))
         );
+    }
+
+    #[test]
+    fn a_golds_year_in_a_column_of_dates_no_format_names_is_a_date_of_that_year() {
+        let (_dir, mut s) = keyless();
+        let name = &mut s.tables[0].columns[1];
+        name.original = vec![
+            Value::Text("2014-07-02 16:05:34.0".into()),
+            Value::Text("2012-06-08 23:00:52.0".into()),
+        ];
+        assert_eq!(
+            dated_like_samples(name, Value::Text("2011".into())),
+            Value::Text("2011-07-02 16:05:34.0".into())
+        );
+        assert_eq!(
+            dated_like_samples(name, Value::Text("2011-05".into())),
+            Value::Text("2011-05-02 16:05:34.0".into())
+        );
+        for other in ["x2011", "Paris", "201"] {
+            let v = Value::Text(other.into());
+            assert_eq!(dated_like_samples(name, v.clone()), v);
+        }
+        // Samples that are no dates: as it is.
+        name.original = vec![Value::Text("1:20.329".into())];
+        let v = Value::Text("2011".into());
+        assert_eq!(dated_like_samples(name, v.clone()), v);
     }
 
     #[test]

@@ -82,6 +82,10 @@ pub struct Witness {
     /// aggregate, no LIMIT; a `DISTINCT` removes the repeat): copies alike in them give the
     /// answer a duplicate, which a `DISTINCT` more or less tells apart.
     pub answered: Vec<Cell>,
+    /// The cell the gold's answer is sorted by (the first one its first `ORDER BY` key reads),
+    /// where it does not group or aggregate: copies of the rows that differ there give the
+    /// order something to decide ([`super::random_db`]).
+    pub ranked: Option<Cell>,
 }
 
 /// The column a linked subquery answers (its cell), and for `min`/`max`, whether `max` and the
@@ -220,6 +224,7 @@ impl Witness {
             counted_within: false,
             condition: false,
             answered: Vec::new(),
+            ranked: None,
         };
         w.collect(
             first_select(query)?,
@@ -231,6 +236,9 @@ impl Witness {
         );
         if w.aggregate || query.limit_clause.is_some() || query.fetch.is_some() {
             w.answered.clear();
+        }
+        if w.aggregate {
+            w.ranked = None;
         }
         w.gold_atoms = w.atoms.len();
         w.implied_from = w.aliases.len();
@@ -338,6 +346,7 @@ impl Witness {
                 }
             }
             self.answered = answered_cells(select, &resolver);
+            self.ranked = ranked_cell(select, order_by, &resolver);
         }
         // `NOT ( b OR … )`: each branch is held in the near misses of some witness.
         let mut atoms: Vec<Atom> = plain
@@ -1331,6 +1340,26 @@ fn answered_cells(select: &Select, resolver: &Resolver) -> Vec<Cell> {
         }
     }
     out
+}
+
+/// The first cell the first `ORDER BY` key of `select` reads (through a name its SELECT list
+/// gives), where it does not group; none otherwise.
+fn ranked_cell(select: &Select, order_by: Option<&OrderBy>, resolver: &Resolver) -> Option<Cell> {
+    let grouped = match &select.group_by {
+        GroupByExpr::Expressions(keys, _) => !keys.is_empty(),
+        GroupByExpr::All(_) => true,
+    };
+    if grouped {
+        return None;
+    }
+    let OrderByKind::Expressions(keys) = &order_by?.kind else {
+        return None;
+    };
+    let key = keys.first()?;
+    resolver
+        .cells_read(unaliased(&key.expr, select))
+        .into_iter()
+        .next()
 }
 
 /// The aliases whose columns `select`'s items read (directly or as an aggregate's argument),

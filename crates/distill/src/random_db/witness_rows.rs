@@ -589,3 +589,39 @@ fn a_ratio_of_two_conditions_sums_holds_the_rows_of_both_in_one_database() {
     // Measured: 48 of 100; 26 of 100 when a database held one condition's witness only.
     assert!(held >= 38, "both years on {held} of 100");
 }
+
+#[test]
+fn a_sorted_golds_rows_come_in_copies_whose_sort_key_differs() {
+    use crate::random_db::{in_memory, Constants};
+    let mut schema = academic();
+    // BIRD's item 241 (the driver of the fastest third qualifying lap at one race), on
+    // academic: the newest publication titled 'x'. An edit of the sort key answers otherwise
+    // only where two rows pass the conditions with different keys.
+    let gold =
+        "SELECT P.PID FROM PUBLICATION AS P WHERE P.TITLE = 'x' ORDER BY P.YEAR DESC LIMIT 1";
+    let w = Witness::parse(gold, &schema).unwrap();
+    assert_eq!(w.ranked, Some((0, 3)));
+    let grouped =
+        "SELECT P.JID FROM PUBLICATION AS P WHERE P.TITLE = 'x' GROUP BY P.JID ORDER BY P.JID";
+    assert_eq!(Witness::parse(grouped, &schema).unwrap().ranked, None);
+    let ranks = "SELECT COUNT(DISTINCT YEAR) FROM PUBLICATION WHERE TITLE = 'x'";
+    let held = |schema: &SuiteSchema| {
+        let c = Constants::from_golds([gold], schema)
+            .focused_on(gold, schema)
+            .later();
+        (0..100)
+            .filter(|&seed| {
+                let db = in_memory(schema, &c, seed).unwrap();
+                db.query_row(ranks, [], |r| r.get::<_, i64>(0)).unwrap() >= 2
+            })
+            .count()
+    };
+    let plain = held(&schema);
+    schema.profiled = true;
+    let profiled = held(&schema);
+    // Measured: 43 of 100 unprofiled (by chance), 62 profiled.
+    assert!(
+        profiled >= plain + 10,
+        "two keys on {plain} → {profiled} of 100"
+    );
+}
