@@ -18,7 +18,9 @@ mod edit_alike;
 mod equivalents;
 mod extremum;
 mod from_clause;
+mod group_key;
 mod inner_order;
+mod pinned_order;
 mod real_cast;
 mod restated;
 mod unread;
@@ -163,6 +165,11 @@ impl ColumnFacts {
 
     fn is_numeric(&self, table: usize, column: &str, tables: &TableColumns) -> bool {
         Self::get(&self.numeric, table, column, tables)
+    }
+
+    /// Unique (NULLs aside).
+    fn is_unique(&self, table: usize, column: &str, tables: &TableColumns) -> bool {
+        Self::get(&self.unique, table, column, tables)
     }
 
     /// Unique and never NULL: it tells the table's rows apart.

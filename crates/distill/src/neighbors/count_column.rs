@@ -96,6 +96,20 @@ impl Query<'_> {
         if schema.not_null(k, name) {
             return true;
         }
+        self.condition_bodies(i).into_iter().any(|(a, b)| {
+            let predicates = self.predicates(a, b);
+            let all_and = predicates
+                .iter()
+                .all(|&(_, _, c)| c.is_none_or(|c| self.toks[c].is_word("and")));
+            all_and
+                && predicates
+                    .iter()
+                    .any(|&(p, q, _)| self.rejects_null(p, q, k, name, schema))
+        })
+    }
+
+    /// The bodies of the `WHERE` and of each `ON` of the block of token `i`, at its depth.
+    pub(super) fn condition_bodies(&self, i: usize) -> Vec<(usize, usize)> {
         let (from, to) = self.block(i);
         let d = self.depth[i];
         let mut bodies = Vec::new();
@@ -113,16 +127,7 @@ impl Query<'_> {
                 bodies.push((j + 1, end));
             }
         }
-        bodies.into_iter().any(|(a, b)| {
-            let predicates = self.predicates(a, b);
-            let all_and = predicates
-                .iter()
-                .all(|&(_, _, c)| c.is_none_or(|c| self.toks[c].is_word("and")));
-            all_and
-                && predicates
-                    .iter()
-                    .any(|&(p, q, _)| self.rejects_null(p, q, k, name, schema))
-        })
+        bodies
     }
 
     /// The predicate `p..q` is false or NULL wherever column `name` of table `k` is NULL.

@@ -18,6 +18,12 @@
 //! - **A count's column for another never NULL on the rows counted** (`count_column`):
 //!   `COUNT(x)` → `COUNT(y)`, or `COUNT(*)` → `COUNT(y)`, by the constraints or the block's
 //!   own conditions.
+//! - **A `GROUP BY` key the other keys determine** (`group_key`): replaced by another such
+//!   column, or dropped, where each list determines the other's keys through a key and
+//!   equalities to unique columns.
+//! - **An `ORDER BY` over a row the conditions pin** (`pinned_order`): its keys, before and
+//!   after, columns of aliases whose one row a key equality names; every row ties, and the
+//!   tie-aware comparison takes any.
 
 use std::collections::HashMap;
 
@@ -149,6 +155,8 @@ impl Query<'_> {
             || self.unread_column(&edit, &n.toks)
             || self.inner_order_alike(&edit)
             || self.count_column_alike(&edit, schema)
+            || self.group_key_alike(&edit, &n, schema)
+            || self.pinned_order_alike(&edit, &n, schema)
     }
 
     /// `= 'c'` → `LIKE 'c%'` / `LIKE '%c%'` where the operand before `=` is never longer than

@@ -4,7 +4,11 @@
 //! keeps every row whatever its columns are (no `DISTINCT`, no set operation, no `ORDER BY` or
 //! `GROUP BY` by position), the item is a plain column `[X .] c` without an alias, and neither
 //! its name nor the new one is a word of the outer query, which reads no `*` (other than
-//! `COUNT(*)`).
+//! `COUNT(*)`). A common table expression (`WITH t AS ( SELECT … )`) is such a table too, and
+//! there a word the outer query qualifies with the alias of a table it reads by name
+//! (`FROM results AS T1 … T1.FastestLapTime`) is that table's column, not the expression's
+//! (BIRD's item 245: its `WITH` table's `T1.FastestLapTime`, which the outer query reads of
+//! `results` only).
 
 use std::collections::BTreeSet;
 
@@ -19,7 +23,10 @@ impl Query<'_> {
         let Some((open, close)) = self.derived_table_around(edit) else {
             return false;
         };
-        let outer = self.outer_words(open, close);
+        let outer = match self.common_table_name(open) {
+            Some(name) => self.outer_words_beside(open, close, &self.base_aliases(&name)),
+            None => self.outer_words(open, close),
+        };
         let Some(outer) = outer else {
             return false;
         };
@@ -55,7 +62,7 @@ impl Query<'_> {
     /// The derived table (`FROM ( SELECT …` or `JOIN ( SELECT …`) whose select list holds all
     /// of `edit`, if it keeps every row whatever its columns: its `(` and `)`.
     fn derived_table_around(&self, edit: &Edit) -> Option<(usize, usize)> {
-        let (open, close) = self.derived_table_holding(edit)?;
+        let (open, close) = self.table_expression_holding(edit)?;
         let select = open + 1;
         if edit.to > self.clause_end(select, CLAUSE_WORDS)
             || self
@@ -79,6 +86,67 @@ impl Query<'_> {
         (!set_operation && !by_position).then_some((open, close))
     }
 
+    /// The innermost derived table or common table expression whose parentheses hold all of
+    /// `edit` and no other `SELECT` block around it: its `(` and `)`.
+    fn table_expression_holding(&self, edit: &Edit) -> Option<(usize, usize)> {
+        let derived = self.derived_table_holding(edit);
+        let common = (1..edit.from).rev().find(|&o| {
+            self.common_table_name(o).is_some() && self.partner(o).is_some_and(|c| edit.to <= c)
+        });
+        match (derived, common) {
+            (Some((d, c)), Some(o)) if d > o => Some((d, c)),
+            (_, Some(o)) => Some((o, self.partner(o)?)),
+            (d, None) => d,
+        }
+    }
+
+    /// The name of the common table expression whose `(` is token `open` (`WITH t AS (` or
+    /// `, t AS (` at depth 0, before the main `SELECT`), lower case.
+    fn common_table_name(&self, open: usize) -> Option<String> {
+        let t = &self.toks;
+        let opens_select = t[open].is_symbol("(") && t.get(open + 1)?.is_word("select");
+        let named = open >= 3
+            && t[open - 1].is_word("as")
+            && t[open - 2].kind == TokenKind::Word
+            && (t[open - 3].is_word("with") || t[open - 3].is_symbol(","))
+            && self.depth[open - 2] == 0;
+        if !(opens_select && named) {
+            return None;
+        }
+        let before_main = (0..open - 2)
+            .filter(|&j| self.depth[j] == 0)
+            .all(|j| !t[j].is_word("select"));
+        before_main.then(|| unquote_ident(&t[open - 2].text).to_lowercase())
+    }
+
+    /// The aliases (and names) of the tables the query reads by a name other than `name`
+    /// (`FROM results AS T1`, `JOIN races T2`), lower case.
+    fn base_aliases(&self, name: &str) -> BTreeSet<String> {
+        let t = &self.toks;
+        let word = |j: usize| {
+            t.get(j)
+                .filter(|w| w.kind == TokenKind::Word && !self.is_keyword(j))
+                .map(|w| unquote_ident(&w.text).to_lowercase())
+        };
+        let mut out = BTreeSet::new();
+        for j in 0..t.len() {
+            if !(t[j].is_word("from") || t[j].is_word("join")) {
+                continue;
+            }
+            let Some(table) = word(j + 1).filter(|w| w != name) else {
+                continue;
+            };
+            let alias = if t.get(j + 2).is_some_and(|w| w.is_word("as")) {
+                word(j + 3)
+            } else {
+                word(j + 2)
+            };
+            out.insert(table);
+            out.extend(alias);
+        }
+        out
+    }
+
     /// The innermost derived table (`FROM ( SELECT …` or `JOIN ( SELECT …`) whose parentheses
     /// hold all of `edit`: its `(` and `)`.
     pub(super) fn derived_table_holding(&self, edit: &Edit) -> Option<(usize, usize)> {
@@ -92,24 +160,51 @@ impl Query<'_> {
     }
 
     /// The words (unquoted, lower case) of the query outside `open..=close`, or `None` where
-    /// it reads a `*` there other than `COUNT(*)`.
+    /// it reads a `*` there (a select item; not `COUNT(*)`, not a product).
     fn outer_words(&self, open: usize, close: usize) -> Option<BTreeSet<String>> {
         let mut words = BTreeSet::new();
         for (j, t) in self.toks.iter().enumerate() {
             if (open..=close).contains(&j) {
                 continue;
             }
-            if t.is_symbol("*") {
-                let counted =
-                    j >= 2 && self.toks[j - 1].is_symbol("(") && self.toks[j - 2].is_word("count");
-                if !counted {
-                    return None;
-                }
+            // A `*` that reads every column: a select item (`SELECT *`, `, *`, `T.*`), not
+            // `COUNT(*)` nor a product.
+            let star = t.is_symbol("*")
+                && j >= 1
+                && (self.toks[j - 1].is_word("select")
+                    || self.toks[j - 1].is_word("distinct")
+                    || self.toks[j - 1].is_symbol(",")
+                    || self.toks[j - 1].is_symbol("."));
+            if star {
+                return None;
             }
             if t.kind == TokenKind::Word {
                 words.insert(unquote_ident(&t.text).to_lowercase());
             }
         }
+        Some(words)
+    }
+
+    /// As [`Query::outer_words`], without the words qualified by one of `aliases` (`T1.c`,
+    /// `T1` an alias of another table).
+    fn outer_words_beside(
+        &self,
+        open: usize,
+        close: usize,
+        aliases: &BTreeSet<String>,
+    ) -> Option<BTreeSet<String>> {
+        let mut words = self.outer_words(open, close)?;
+        let unqualified: BTreeSet<String> = (0..self.toks.len())
+            .filter(|j| !(open..=close).contains(j))
+            .filter(|&j| self.toks[j].kind == TokenKind::Word)
+            .filter(|&j| {
+                !(j >= 2
+                    && self.toks[j - 1].is_symbol(".")
+                    && aliases.contains(&unquote_ident(&self.toks[j - 2].text).to_lowercase()))
+            })
+            .map(|j| unquote_ident(&self.toks[j].text).to_lowercase())
+            .collect();
+        words.retain(|w| unqualified.contains(w));
         Some(words)
     }
 
@@ -151,6 +246,35 @@ mod tests {
         assert!(generated(
             &gen(&distinct),
             &distinct.replace("T1.Age,", "T1. Country,")
+        ));
+        // A common table expression: a word the outer query reads of another table only
+        // (`T1.Age`, `T1` being `singer`) is not the expression's.
+        let with = "WITH t AS ( SELECT T1.Age, T1.Name FROM singer AS T1 ) SELECT t.Name FROM t \
+                    JOIN singer AS T1 ON t.Name = T1.Name ORDER BY T1.Age LIMIT 1";
+        let ns = gen(with);
+        for n in [
+            with.replace("T1.Age, T1.Name FROM", "T1. Country , T1.Name FROM"),
+            with.replace("T1.Age, T1.Name FROM", "T1.Name FROM"),
+        ] {
+            assert!(!generated(&ns, &n), "{n}");
+        }
+        // Read through the expression's name, or unqualified, it is read.
+        let read = with.replace("ORDER BY T1.Age", "ORDER BY t.Age");
+        assert!(generated(
+            &gen(&read),
+            &read.replace("T1.Age, T1.Name FROM", "T1. Country , T1.Name FROM")
+        ));
+        let bare = with.replace("ORDER BY T1.Age", "ORDER BY Age");
+        assert!(generated(
+            &gen(&bare),
+            &bare.replace("T1.Age, T1.Name FROM", "T1. Country , T1.Name FROM")
+        ));
+        // A product outside the derived table reads no column (BIRD's item 245 multiplies
+        // minutes by 60 in its outer `ON`).
+        let product = with.replace("ORDER BY T1.Age", "ORDER BY T1.Age * 60");
+        assert!(!generated(
+            &gen(&product),
+            &product.replace("T1.Age, T1.Name FROM", "T1. Country , T1.Name FROM")
         ));
         let star = gold.replace("SELECT Name FROM", "SELECT * FROM");
         assert!(generated(
