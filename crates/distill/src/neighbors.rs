@@ -1779,6 +1779,49 @@ mod tests {
         }
     }
 
+    /// Tables by name and column names.
+    pub(super) fn tables_of(spec: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+        spec.iter()
+            .map(|(name, cols)| {
+                let cols = cols.iter().map(|c| c.to_string()).collect();
+                (name.to_string(), cols)
+            })
+            .collect()
+    }
+
+    /// Each table's first column unique and never NULL; nothing else.
+    pub(super) fn keyed_by_first_columns(tables: &TableColumns) -> ColumnFacts {
+        let keys: Vec<Vec<bool>> = tables
+            .iter()
+            .map(|(_, cols)| (0..cols.len()).map(|c| c == 0).collect())
+            .collect();
+        ColumnFacts {
+            not_null: keys.clone(),
+            unique: keys.clone(),
+            numeric: keys.iter().map(|k| vec![false; k.len()]).collect(),
+            references: Vec::new(),
+            formats: keys.iter().map(|k| vec![None; k.len()]).collect(),
+        }
+    }
+
+    /// `neighbor` answers as `gold` by the rules that judge one edit ([`edit_alike`]), over
+    /// `tables` and `facts`.
+    pub(super) fn alike_on(
+        tables: &TableColumns,
+        facts: &ColumnFacts,
+        gold: &str,
+        neighbor: &str,
+    ) -> bool {
+        let q = Query::new(gold);
+        let aliases = alias_map(&q, tables);
+        let schema = edit_alike::Schema {
+            tables,
+            facts,
+            aliases: &aliases,
+        };
+        q.edit_answers_alike(neighbor, &schema)
+    }
+
     pub(super) fn gen(sql: &str) -> Vec<Neighbor> {
         neighbors(
             sql,

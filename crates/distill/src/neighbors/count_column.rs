@@ -197,26 +197,17 @@ impl Query<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::edit_alike::Schema;
-    use super::super::tests::tables;
-    use super::super::{alias_map, ColumnFacts, Query};
+    use super::super::tests::{alike_on, tables};
+    use super::super::ColumnFacts;
 
     /// `neighbor` answers as `gold` by the rules, on singer(Singer_ID, Name, Age, Country),
     /// concert(concert_ID, Singer_ID, Year), the IDs and `Name` never NULL.
     fn alike(gold: &str, neighbor: &str) -> bool {
-        let tables = tables();
         let facts = ColumnFacts {
             not_null: vec![vec![true, true, false, false], vec![true, true, false]],
             ..ColumnFacts::default()
         };
-        let q = Query::new(gold);
-        let aliases = alias_map(&q, &tables);
-        let schema = Schema {
-            tables: &tables,
-            facts: &facts,
-            aliases: &aliases,
-        };
-        q.edit_answers_alike(neighbor, &schema)
+        alike_on(&tables(), &facts, gold, neighbor)
     }
 
     #[test]

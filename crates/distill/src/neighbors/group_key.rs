@@ -21,7 +21,7 @@ use super::{unquote_ident, Query, AGGREGATES, CLAUSE_WORDS};
 use sqlsuite::sql_tokens::TokenKind;
 
 /// A qualified column: its qualifier and name, lower case.
-type Column = (String, String);
+pub(super) type Column = (String, String);
 
 impl Query<'_> {
     /// True if `edit`, which makes `neighbor`, changes a `GROUP BY` list into one that makes
@@ -78,10 +78,12 @@ impl Query<'_> {
     /// The tokens `a..b` as a qualified column `X . c`.
     pub(super) fn qualified_column(&self, a: usize, b: usize) -> Option<Column> {
         let word = |j: usize| {
-            (self.toks[j].kind == TokenKind::Word && !self.is_keyword(j))
-                .then(|| unquote_ident(&self.toks[j].text).to_lowercase())
+            let t = self.toks.get(j)?;
+            (t.kind == TokenKind::Word && !self.is_keyword(j))
+                .then(|| unquote_ident(&t.text).to_lowercase())
         };
-        (b == a + 3 && self.toks[a + 1].is_symbol(".")).then_some(())?;
+        let dot = self.toks.get(a + 1).is_some_and(|t| t.is_symbol("."));
+        (b == a + 3 && dot).then_some(())?;
         Some((word(a)?, word(a + 2)?))
     }
 
@@ -144,8 +146,9 @@ impl Query<'_> {
                 .is_some_and(|n| n.is_symbol(".") || n.is_symbol("("));
             let alias = j >= 1 && self.toks[j - 1].is_word("as");
             if t.kind == TokenKind::Word && !self.is_keyword(j) && !qualifier_or_call && !alias {
-                let qualified = j >= 2 && self.toks[j - 1].is_symbol(".");
-                out.push(self.qualified_column(j - 2, j + 1).filter(|_| qualified)?);
+                // A bare column must be qualified (`X . c`).
+                let start = j.checked_sub(2)?;
+                out.push(self.qualified_column(start, j + 1)?);
             }
             j += 1;
         }
@@ -156,82 +159,57 @@ impl Query<'_> {
 /// `list` determines column `c` (module doc): through an item that identifies its table's rows,
 /// from whose alias `c`'s alias is reached by `joins` to unique columns.
 fn determines(list: &[Column], c: &Column, joins: &[(Column, Column)], schema: &Schema) -> bool {
-    let table = |alias: &str| schema.aliases.get(alias).copied();
-    let unique = |(alias, name): &Column| {
-        table(alias).is_some_and(|k| schema.facts.is_unique(k, name, schema.tables))
-    };
     list.iter().any(|item| {
-        if item == c {
-            return true;
-        }
-        let identifies =
-            table(&item.0).is_some_and(|k| schema.facts.identifies_rows(k, &item.1, schema.tables));
-        if !identifies {
-            return false;
-        }
-        let mut reached: BTreeSet<&str> = BTreeSet::from([item.0.as_str()]);
-        loop {
-            let before = reached.len();
-            for (l, r) in joins {
-                for (from, to) in [(l, r), (r, l)] {
-                    if reached.contains(from.0.as_str()) && unique(to) {
-                        reached.insert(to.0.as_str());
-                    }
+        let identifies = schema
+            .aliases
+            .get(&item.0)
+            .is_some_and(|&k| schema.facts.identifies_rows(k, &item.1, schema.tables));
+        item == c
+            || (identifies
+                && one_row_from(BTreeSet::from([item.0.clone()]), joins, schema).contains(&c.0))
+    })
+}
+
+/// The aliases with at most one row per row of `from`'s: `from` itself, and those reached from
+/// it by `joins` (`Y.u = X.v`) to a unique column `Y.u`.
+pub(super) fn one_row_from(
+    mut from: BTreeSet<String>,
+    joins: &[(Column, Column)],
+    schema: &Schema,
+) -> BTreeSet<String> {
+    let unique = |(alias, name): &Column| {
+        schema
+            .aliases
+            .get(alias)
+            .is_some_and(|&k| schema.facts.is_unique(k, name, schema.tables))
+    };
+    loop {
+        let before = from.len();
+        for (l, r) in joins {
+            for (x, y) in [(l, r), (r, l)] {
+                if from.contains(&x.0) && unique(y) {
+                    from.insert(y.0.clone());
                 }
             }
-            if reached.len() == before {
-                break;
-            }
         }
-        reached.contains(c.0.as_str())
-    })
+        if from.len() == before {
+            return from;
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::edit_alike::Schema;
-    use super::super::{alias_map, ColumnFacts, Query, TableColumns};
+    use super::super::tests::{alike_on, keyed_by_first_columns, tables_of};
 
-    fn tables() -> Vec<(String, Vec<String>)> {
-        let t = |name: &str, cols: &[&str]| {
-            (
-                name.to_string(),
-                cols.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
-            )
-        };
-        vec![
-            t("account", &["account_id", "district_id", "frequency"]),
-            t("district", &["district_id", "A2", "A11"]),
-            t("disp", &["disp_id", "account_id", "type"]),
-        ]
-    }
-
-    /// The keys (first columns) unique and never NULL; nothing else.
-    fn facts(tables: &TableColumns) -> ColumnFacts {
-        let keys: Vec<Vec<bool>> = tables
-            .iter()
-            .map(|(_, cols)| (0..cols.len()).map(|c| c == 0).collect())
-            .collect();
-        ColumnFacts {
-            not_null: keys.clone(),
-            unique: keys.clone(),
-            numeric: keys.iter().map(|k| vec![false; k.len()]).collect(),
-            references: Vec::new(),
-            formats: keys.iter().map(|k| vec![None; k.len()]).collect(),
-        }
-    }
-
+    /// `neighbor` answers as `gold` by the rules, over account, district and disp, each keyed by its first column.
     fn alike(gold: &str, neighbor: &str) -> bool {
-        let tables = tables();
-        let facts = facts(&tables);
-        let q = Query::new(gold);
-        let aliases = alias_map(&q, &tables);
-        let schema = Schema {
-            tables: &tables,
-            facts: &facts,
-            aliases: &aliases,
-        };
-        q.edit_answers_alike(neighbor, &schema)
+        let tables = tables_of(&[
+            ("account", &["account_id", "district_id", "frequency"]),
+            ("district", &["district_id", "A2", "A11"]),
+            ("disp", &["disp_id", "account_id", "type"]),
+        ]);
+        alike_on(&tables, &keyed_by_first_columns(&tables), gold, neighbor)
     }
 
     #[test]

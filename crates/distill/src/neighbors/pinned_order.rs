@@ -15,6 +15,7 @@
 use std::collections::BTreeSet;
 
 use super::edit_alike::{Edit, Schema};
+use super::group_key::one_row_from;
 use super::{Query, CLAUSE_WORDS};
 
 impl Query<'_> {
@@ -93,23 +94,7 @@ impl Query<'_> {
             }
         }
         let joins = self.key_equalities(i, schema)?;
-        loop {
-            let before = pinned.len();
-            for (l, r) in &joins {
-                for (from, to) in [(l, r), (r, l)] {
-                    let unique = schema
-                        .aliases
-                        .get(&to.0)
-                        .is_some_and(|&k| schema.facts.is_unique(k, &to.1, schema.tables));
-                    if pinned.contains(&from.0) && unique {
-                        pinned.insert(to.0.clone());
-                    }
-                }
-            }
-            if pinned.len() == before {
-                break;
-            }
-        }
+        let pinned = one_row_from(pinned, &joins, schema);
         Some(pinned)
     }
 
@@ -125,49 +110,16 @@ impl Query<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::edit_alike::Schema;
-    use super::super::{alias_map, ColumnFacts, Query, TableColumns};
+    use super::super::tests::{alike_on, keyed_by_first_columns, tables_of};
 
-    fn tables() -> Vec<(String, Vec<String>)> {
-        let t = |name: &str, cols: &[&str]| {
-            (
-                name.to_string(),
-                cols.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
-            )
-        };
-        vec![
-            t("account", &["account_id", "district_id"]),
-            t("district", &["district_id", "A2", "A11"]),
-            t("client", &["client_id", "gender", "birth_date"]),
-        ]
-    }
-
-    /// The keys (first columns) unique and never NULL; nothing else.
-    fn facts(tables: &TableColumns) -> ColumnFacts {
-        let keys: Vec<Vec<bool>> = tables
-            .iter()
-            .map(|(_, cols)| (0..cols.len()).map(|c| c == 0).collect())
-            .collect();
-        ColumnFacts {
-            not_null: keys.clone(),
-            unique: keys.clone(),
-            numeric: keys.iter().map(|k| vec![false; k.len()]).collect(),
-            references: Vec::new(),
-            formats: keys.iter().map(|k| vec![None; k.len()]).collect(),
-        }
-    }
-
+    /// `neighbor` answers as `gold` by the rules, over account, district and client, each keyed by its first column.
     fn alike(gold: &str, neighbor: &str) -> bool {
-        let tables = tables();
-        let facts = facts(&tables);
-        let q = Query::new(gold);
-        let aliases = alias_map(&q, &tables);
-        let schema = Schema {
-            tables: &tables,
-            facts: &facts,
-            aliases: &aliases,
-        };
-        q.edit_answers_alike(neighbor, &schema)
+        let tables = tables_of(&[
+            ("account", &["account_id", "district_id"]),
+            ("district", &["district_id", "A2", "A11"]),
+            ("client", &["client_id", "gender", "birth_date"]),
+        ]);
+        alike_on(&tables, &keyed_by_first_columns(&tables), gold, neighbor)
     }
 
     #[test]
