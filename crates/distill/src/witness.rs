@@ -1305,10 +1305,7 @@ fn answers_one_row(select: &Select) -> bool {
             _ => false,
         }
     }
-    let grouped = match &select.group_by {
-        GroupByExpr::Expressions(keys, _) => !keys.is_empty(),
-        GroupByExpr::All(_) => true,
-    };
+    let grouped = groups(select);
     !grouped
         && !select.projection.is_empty()
         && select.projection.iter().all(|item| match item {
@@ -1319,13 +1316,18 @@ fn answers_one_row(select: &Select) -> bool {
         })
 }
 
+/// `select` has a GROUP BY.
+fn groups(select: &Select) -> bool {
+    match &select.group_by {
+        GroupByExpr::Expressions(keys, _) => !keys.is_empty(),
+        GroupByExpr::All(_) => true,
+    }
+}
+
 /// The cells `select`'s answer reads, if every item is an expression over cells and it does
 /// not group; none otherwise (a `*`, a GROUP BY).
 fn answered_cells(select: &Select, resolver: &Resolver) -> Vec<Cell> {
-    let grouped = match &select.group_by {
-        GroupByExpr::Expressions(keys, _) => !keys.is_empty(),
-        GroupByExpr::All(_) => true,
-    };
+    let grouped = groups(select);
     let mut out = Vec::new();
     for item in &select.projection {
         match item {
@@ -1345,11 +1347,7 @@ fn answered_cells(select: &Select, resolver: &Resolver) -> Vec<Cell> {
 /// The first cell the first `ORDER BY` key of `select` reads (through a name its SELECT list
 /// gives), where it does not group; none otherwise.
 fn ranked_cell(select: &Select, order_by: Option<&OrderBy>, resolver: &Resolver) -> Option<Cell> {
-    let grouped = match &select.group_by {
-        GroupByExpr::Expressions(keys, _) => !keys.is_empty(),
-        GroupByExpr::All(_) => true,
-    };
-    if grouped {
+    if groups(select) {
         return None;
     }
     let OrderByKind::Expressions(keys) = &order_by?.kind else {
