@@ -1176,7 +1176,11 @@ fn prepare_golds(
     let db_id = &input.schema.db_id;
     let exec = &options.exec;
     let tables = input.schema.table_columns();
-    let facts = input.schema.column_facts();
+    let mut facts = input.schema.column_facts();
+    let constants =
+        Constants::from_golds(input.golds.iter().map(|g| g.gold.as_str()), &input.schema);
+    facts.text_bounds = constants.text_bounds(&input.schema);
+    facts.gold_texts = constants.admitted_texts(&input.schema);
     let mut outcomes: Vec<GoldOutcome> = Vec::new();
     let mut prepared: Vec<Prepared> = Vec::new();
     for g in &input.golds {

@@ -26,6 +26,7 @@ mod probes;
 mod profile;
 mod random_db;
 mod schema;
+mod text_shape;
 mod witness;
 mod witness_refs;
 

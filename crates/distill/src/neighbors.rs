@@ -12,18 +12,25 @@ use serde::Serialize;
 
 use sqlsuite::sql_tokens::{quote, splice, tokenize, Token, TokenKind};
 
+mod case_else;
+mod cast_guard;
 mod count_case;
 mod count_column;
 mod edit_alike;
+mod enumerated_bound;
 mod equivalents;
+mod exists_list;
 mod extremum;
 mod from_clause;
 mod group_key;
 mod inner_order;
+mod layout;
+mod naming;
 mod pinned_order;
 mod real_cast;
 mod restated;
 mod unread;
+mod year_text;
 
 /// Which change made a neighbor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -127,6 +134,16 @@ pub struct ColumnFacts {
     pub references: Vec<((usize, usize), (usize, usize))>,
     /// The date layout every value of the column has (the constraints' `format`), if any.
     pub formats: Vec<Vec<Option<String>>>,
+    /// The least and greatest text a database may hold in the column, where its values are an
+    /// enumeration of texts ([`crate::random_db::Constants::text_bounds`]).
+    pub text_bounds: Vec<Vec<Option<(String, String)>>>,
+    /// Where a profile's samples of a text column all have one layout of digit runs
+    /// (`1:23.794`, `#:#.#`) and no date: those samples and the profile's extremes of the same
+    /// layout ([`layout`]).
+    pub layouts: Vec<Vec<Option<Vec<String>>>>,
+    /// The texts the golds' constants bring into each column beside its rules
+    /// ([`crate::random_db::Constants::admitted_texts`]): a layout's values include them.
+    pub gold_texts: Vec<Vec<Vec<String>>>,
 }
 
 impl ColumnFacts {
@@ -181,8 +198,9 @@ impl ColumnFacts {
 /// At most this many replacement columns per column mention.
 const COLUMNS_PER_MENTION: usize = 20;
 
-/// The words that start a clause (or a set operation) of a query.
-const CLAUSE_WORDS: &[&str] = &[
+/// The words that start a clause (or a set operation) of a query, then those that start a
+/// join: a join's `ON` condition ends at either.
+const ON_ENDS: &[&str] = &[
     "select",
     "from",
     "where",
@@ -193,7 +211,16 @@ const CLAUSE_WORDS: &[&str] = &[
     "union",
     "intersect",
     "except",
+    "join",
+    "inner",
+    "left",
+    "right",
+    "cross",
+    "natural",
 ];
+
+/// The words that start a clause (or a set operation) of a query.
+const CLAUSE_WORDS: &[&str] = ON_ENDS.split_at(10).0;
 
 /// The other keywords: never a column name. [`Query::is_keyword`] checks both lists.
 const OTHER_KEYWORDS: &[&str] = &[
@@ -201,6 +228,11 @@ const OTHER_KEYWORDS: &[&str] = &[
     "not", "in", "like", "between", "is", "null", "asc", "desc", "distinct", "all", "exists",
     "case", "when", "then", "else", "end", "using", "offset",
 ];
+
+/// `w` (lower case) is a keyword of either list: never a column name.
+pub(super) fn is_reserved(w: &str) -> bool {
+    CLAUSE_WORDS.contains(&w) || OTHER_KEYWORDS.contains(&w)
+}
 
 pub(super) const AGGREGATES: &[&str] = &["count", "sum", "avg", "min", "max"];
 const COMPARISONS: &[&str] = &["=", "!=", "<", "<=", ">", ">="];
@@ -256,9 +288,7 @@ impl<'a> Query<'a> {
     }
 
     fn is_keyword(&self, i: usize) -> bool {
-        let w = self.toks[i].lower();
-        self.toks[i].kind == TokenKind::Word
-            && (CLAUSE_WORDS.contains(&w.as_str()) || OTHER_KEYWORDS.contains(&w.as_str()))
+        self.toks[i].kind == TokenKind::Word && is_reserved(&self.toks[i].lower())
     }
 
     /// Index of the token that ends the clause starting at `start` (exclusive): the next clause
@@ -1776,6 +1806,9 @@ mod tests {
             numeric: vec![vec![false, false, true, false], vec![false, false, true]],
             references: Vec::new(),
             formats: Vec::new(),
+            text_bounds: Vec::new(),
+            layouts: Vec::new(),
+            gold_texts: Vec::new(),
         }
     }
 
@@ -1801,7 +1834,16 @@ mod tests {
             numeric: keys.iter().map(|k| vec![false; k.len()]).collect(),
             references: Vec::new(),
             formats: keys.iter().map(|k| vec![None; k.len()]).collect(),
+            text_bounds: Vec::new(),
+            layouts: Vec::new(),
+            gold_texts: Vec::new(),
         }
+    }
+
+    /// `neighbor` answers as `gold` by the rules that judge one edit, over [`tables`] and no
+    /// constraints.
+    pub(super) fn alike(gold: &str, neighbor: &str) -> bool {
+        alike_on(&tables(), &ColumnFacts::default(), gold, neighbor)
     }
 
     /// `neighbor` answers as `gold` by the rules that judge one edit ([`edit_alike`]), over

@@ -303,6 +303,9 @@ mod tests {
             numeric: Vec::new(),
             references: Vec::new(),
             formats: Vec::new(),
+            text_bounds: Vec::new(),
+            layouts: Vec::new(),
+            gold_texts: Vec::new(),
         }
     }
 

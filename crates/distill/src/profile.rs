@@ -22,7 +22,7 @@
 //! What a profile cannot tell: joint distributions (which values go together in a row), how
 //! often each value occurs, text shapes beyond the samples, and references it does not list.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use rusqlite::types::Value;
@@ -31,6 +31,7 @@ use serde_json::Value as Json;
 
 use super::constraints::{ColumnRules, Constraints, Reference, ReferenceOrigin};
 use super::schema::SuiteSchema;
+use super::text_shape::{dated, digit_runs};
 use super::SuiteError;
 
 /// Every database of a profile file, by name.
@@ -273,18 +274,37 @@ fn column_rules(t: &TableProfile, c: &ColumnProfile) -> ColumnRules {
 /// extremes are its range already). A random database whose times all have one digit of
 /// minutes cuts them alike however a query cuts them; the extremes have other widths.
 fn extremes(c: &ColumnProfile) -> Vec<Value> {
-    let Some((samples, shape)) = shaped_samples(c) else {
-        return Vec::new();
+    let (samples, shape) = match shaped_samples(c) {
+        Some((samples, shape)) => (samples, Some(shape)),
+        None => match mixed_samples(c) {
+            Some(samples) => (samples, None),
+            None => return Vec::new(),
+        },
     };
     let mut out: Vec<Value> = Vec::new();
     for v in [&c.min_value, &c.max_value] {
         let Some(s) = v.as_str() else { continue };
         let new = Value::Text(s.to_owned());
-        if digit_runs(s).as_ref() == Some(&shape) && !samples.contains(&s) && !out.contains(&new) {
+        let fits = match &shape {
+            Some(shape) => digit_runs(s).as_ref() == Some(shape),
+            None => digit_runs(s).is_some(),
+        };
+        if fits && !samples.contains(&s) && !out.contains(&new) {
             out.push(new);
         }
     }
     out
+}
+
+/// The column's samples where they are text of more than one shape of digit runs (results'
+/// times: `+5.7`, `+1:29.6`), no date among them: then an extreme with digits, of any shape,
+/// is a value the column holds (the winner's `4:04:39.537`, which no sample shows).
+fn mixed_samples(c: &ColumnProfile) -> Option<Vec<&str>> {
+    let samples: Vec<&str> = c.sample_values.iter().filter_map(|v| v.as_str()).collect();
+    let shapes: BTreeSet<String> = samples.iter().filter_map(|s| digit_runs(s)).collect();
+    let text = !samples.is_empty() && samples.len() == c.sample_values.len();
+    let undated = date_format(&samples).is_none() && !samples.iter().any(|s| dated(s));
+    (text && undated && shapes.len() > 1).then_some(samples)
 }
 
 /// How many values [`recombined`] makes, at most.
@@ -362,30 +382,6 @@ fn shaped_samples(c: &ColumnProfile) -> Option<(Vec<&str>, String)> {
         .then_some((samples, shape))
 }
 
-/// Whether `s` begins with a date (`2014-07-02 16:05:34.0`, a layout [`date_format`] does
-/// not list): its digits recombined would make months past 12.
-pub(crate) fn dated(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() >= 10
-        && b[..10].iter().enumerate().all(|(i, &ch)| match i {
-            4 | 7 => ch == b'-' || ch == b'/',
-            _ => ch.is_ascii_digit(),
-        })
-}
-
-/// `s` with each run of digits made one `#`, if it has a digit.
-fn digit_runs(s: &str) -> Option<String> {
-    let mut out = String::new();
-    for ch in s.chars() {
-        if !ch.is_ascii_digit() {
-            out.push(ch);
-        } else if !out.ends_with('#') {
-            out.push('#');
-        }
-    }
-    out.contains('#').then_some(out)
-}
-
 /// A sample as a SQL value (`null` has none: it is no sample).
 fn sql_value(v: &Json) -> Option<Value> {
     match v {
@@ -437,7 +433,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn extremes_of_another_shape_or_of_a_date_column_do_not_widen() {
+    fn extremes_widen_where_their_shape_is_a_samples_or_the_samples_have_several() {
         let column = |samples: &str, min: &str, max: &str| -> ColumnProfile {
             serde_json::from_str(&format!(
                 r#"{{"name": "c", "type": "text", "sample_values": {samples},
@@ -457,12 +453,21 @@ mod tests {
             r#""2014-12-31""#
         ))
         .is_empty());
-        assert!(extremes(&column(
-            r#"["1:23.7", "+5.7"]"#,
-            r#""1:01.0""#,
-            r#""9:01.0""#
-        ))
-        .is_empty());
+        // Samples of more than one shape: an extreme with digits is a value of its own
+        // (results' winning `4:04:39.537` beside the others' `+5.7`); one without digits,
+        // or a sample, is not.
+        assert_eq!(
+            extremes(&column(
+                r#"["1:23.7", "+5.7"]"#,
+                r#""+ 1:06.7""#,
+                r#""4:04:39.537""#
+            )),
+            [
+                Value::Text("+ 1:06.7".into()),
+                Value::Text("4:04:39.537".into())
+            ]
+        );
+        assert!(extremes(&column(r#"["1:23.7", "+5.7"]"#, r#""abc""#, r#""+5.7""#)).is_empty());
         assert!(extremes(&column(r#"["abc"]"#, r#""a""#, r#""z""#)).is_empty());
     }
 

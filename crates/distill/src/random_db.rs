@@ -36,6 +36,9 @@ pub struct Constants {
     focus_exact: HashMap<String, Vec<Value>>,
     /// Every gold's constants exactly as written, by column: an enumerated column admits them.
     exact_by_column: HashMap<String, Vec<Value>>,
+    /// Columns a gold bounds by a string (`<`, `<=`, `>`, `>=`, `BETWEEN`): their witnesses
+    /// and near misses step past the bound ([`Constants::text_bounds`] gives them none).
+    bounded_by_text: BTreeSet<String>,
     /// The golds' string constants by their lower-case form, spelled as the first gold writes
     /// them: a column whose values never differ only in case takes this spelling.
     spellings: HashMap<String, String>,
@@ -158,6 +161,13 @@ impl Constants {
                     c.spellings.entry(core.to_lowercase()).or_insert(core);
                 }
                 let pattern = text.is_some_and(|s| s.contains('%'));
+                let bound = i > 0
+                    && (["<", "<=", ">", ">="].contains(&toks[i - 1].text.as_str())
+                        || toks[i - 1].is_word("between")
+                        || toks[i - 1].is_word("and"));
+                if let (Some(col), true, TokenKind::Str) = (&column, bound, t.kind) {
+                    c.bounded_by_text.insert(col.clone());
+                }
                 if let (Some(col), Some(exact), false) = (&column, variants.first(), pattern) {
                     c.exact_by_column
                         .entry(col.clone())
@@ -205,6 +215,95 @@ impl Constants {
     }
 
     /// These constants, focused on one gold's: its constants are drawn most often.
+    /// Per table, per column: the least and the greatest text a database may hold in a column
+    /// whose values are an enumeration of texts — its values, the golds' constants for it and
+    /// their variants, and the near misses beside those ([`crate::witness::Instance::beside`]:
+    /// a word before or after, a letter after, another case, the last letter dropped). `None`
+    /// for every other column. [`crate::neighbors`] reads them: `x = 'c'` is `x <= 'c'` where
+    /// `'c'` is the least.
+    pub fn text_bounds(&self, schema: &SuiteSchema) -> Vec<Vec<Option<(String, String)>>> {
+        schema
+            .tables
+            .iter()
+            .map(|t| t.columns.iter().map(|c| self.bounds_of(c)).collect())
+            .collect()
+    }
+
+    fn bounds_of(&self, column: &Column) -> Option<(String, String)> {
+        let enumeration = column.rules.enumeration()?;
+        let name = column.name.to_lowercase();
+        if self.bounded_by_text.contains(&name) {
+            return None;
+        }
+        let mut texts: Vec<String> = Vec::new();
+        for v in &enumeration {
+            let Value::Text(s) = v else { return None };
+            texts.push(s.clone());
+        }
+        texts.extend(self.gold_texts(&name, false));
+        let least = texts.iter().min()?.clone();
+        let greatest = texts.iter().max()?.clone();
+        Some((least, greatest))
+    }
+
+    /// Per table, per column: the texts the golds' constants bring into it beside the rules
+    /// ([`Constants::gold_texts`]). [`crate::neighbors`] adds them to a layout's values.
+    pub fn admitted_texts(&self, schema: &SuiteSchema) -> Vec<Vec<Vec<String>>> {
+        schema
+            .tables
+            .iter()
+            .map(|t| {
+                t.columns
+                    .iter()
+                    .map(|c| self.gold_texts(&c.name.to_lowercase(), true))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The golds' constants for column `name` (and their variants) as texts, with the near
+    /// misses beside them: another case, a word before or after, a letter after, the last
+    /// letter dropped (from two letters or more; from one too with `shortest`).
+    fn gold_texts(&self, name: &str, shortest: bool) -> Vec<String> {
+        let empty = Vec::new();
+        let constants = self
+            .by_column
+            .get(name)
+            .unwrap_or(&empty)
+            .iter()
+            .chain(self.exact_by_column.get(name).unwrap_or(&empty));
+        let mut texts = Vec::new();
+        for v in constants {
+            let s = match v {
+                Value::Text(s) => s.clone(),
+                Value::Integer(n) => n.to_string(),
+                Value::Real(x) => x.to_string(),
+                _ => continue,
+            };
+            // The last letter dropped: near misses of an equality drop it from two letters
+            // or more (a bound's step would from one: bounded columns have no bounds).
+            let mut chars: Vec<char> = s.chars().collect();
+            if chars.len() > 1 || shortest {
+                chars.pop();
+                texts.push(chars.into_iter().collect());
+            }
+            texts.extend([
+                s.to_lowercase(),
+                s.to_uppercase(),
+                format!("A {s}"),
+                format!("Z {s}"),
+                format!("{s} A"),
+                format!("{s} Z"),
+                format!("{s}a"),
+                format!("{s}z"),
+                s,
+            ]);
+        }
+        texts.sort();
+        texts.dedup();
+        texts
+    }
+
     pub fn focused_on(&self, gold: &str, schema: &SuiteSchema) -> Constants {
         let mut c = self.clone();
         let own = Constants::from_golds([gold], schema);
@@ -2020,7 +2119,7 @@ fn dated_like_samples(col: &Column, v: Value) -> Value {
     let samples_dated = col
         .original
         .iter()
-        .all(|o| matches!(o, Value::Text(t) if super::profile::dated(t)));
+        .all(|o| matches!(o, Value::Text(t) if super::text_shape::dated(t)));
     if col.rules.format.is_none() && samples_dated && beginning {
         Value::Text(format!("{prefix}{}", &sample[prefix.len()..]))
     } else {

@@ -639,7 +639,48 @@ impl SuiteSchema {
                 .iter()
                 .map(|t| t.columns.iter().map(|c| c.rules.format.clone()).collect())
                 .collect(),
+            text_bounds: Vec::new(),
+            layouts: self
+                .tables
+                .iter()
+                .map(|t| t.columns.iter().map(|c| self.layout_of(c)).collect())
+                .collect(),
+            gold_texts: Vec::new(),
         }
+    }
+
+    /// A profiled text column's samples where they all have one layout of digit runs and no
+    /// date, with its extremes of that layout ([`ColumnFacts::layouts`]).
+    fn layout_of(&self, c: &Column) -> Option<Vec<String>> {
+        if !self.profiled {
+            return None;
+        }
+        let texts = |vs: &[rusqlite::types::Value]| -> Option<Vec<String>> {
+            vs.iter()
+                .map(|v| match v {
+                    rusqlite::types::Value::Text(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let samples = texts(&c.original)?;
+        let shape = crate::text_shape::digit_runs(samples.first()?)?;
+        let alike = |s: &String| crate::text_shape::digit_runs(s).as_ref() == Some(&shape);
+        if samples.len() < 2
+            || !samples.iter().all(alike)
+            || samples.iter().any(|s| crate::text_shape::dated(s))
+            || c.rules.format.is_some()
+        {
+            return None;
+        }
+        let mut out = samples;
+        out.extend(
+            texts(&c.wider)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(alike),
+        );
+        Some(out)
     }
 
     /// `(table, column)` positions of `Table.column` (names compared case-insensitively).

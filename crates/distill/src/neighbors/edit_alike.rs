@@ -24,6 +24,20 @@
 //! - **An `ORDER BY` over a row the conditions pin** (`pinned_order`): its keys, before and
 //!   after, columns of aliases whose one row a key equality names; every row ties, and the
 //!   tie-aware comparison takes any.
+//! - **An `ELSE` that gives what no `ELSE` gives** (`case_else`): `ELSE NULL` dropped, and
+//!   `ELSE 0` dropped from a `SUM` that divides.
+//! - **What an `EXISTS` subquery selects** (`exists_list`), and `EXISTS` dropped before one
+//!   selecting a non-zero number in a condition without `NOT`.
+//! - **A guard that only keeps an empty string from a cast** (`cast_guard`): `CASE WHEN s <>
+//!   '' THEN CAST(s AS REAL) … ELSE 0 END` with another guard false only where the cast is 0.
+//! - **Dates where only part counts** (`year_text`): now written another way; a year read as
+//!   a number with more text after it.
+//! - **An equality with the least or greatest value a column holds** (`enumerated_bound`):
+//!   `x = 'c'` → `x <= 'c'` / `x >= 'c'` over an enumeration of texts.
+//! - **An expression of one column of one layout** (`layout`): the same value on every text
+//!   of the column's layout of digit runs (lap times).
+//! - **Names that leave every value** (`naming`): an alias nothing reads, a qualifier the
+//!   column does not need.
 
 use std::collections::HashMap;
 
@@ -131,9 +145,39 @@ impl Schema<'_> {
         self.facts.is_not_null(k, name, self.tables)
     }
 
+    /// The samples of column `name` of table `k` whose layout of digit runs all its values
+    /// have, if they have one.
+    pub(super) fn layout(&self, k: usize, name: &str) -> Option<&[String]> {
+        let ci = self.tables[k]
+            .1
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(name))?;
+        self.facts.layouts.get(k)?.get(ci)?.as_deref()
+    }
+
+    /// The texts the golds' constants bring into column `name` of table `k`.
+    pub(super) fn gold_texts(&self, k: usize, name: &str) -> &[String] {
+        let ci = self.tables[k]
+            .1
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(name));
+        ci.and_then(|ci| self.facts.gold_texts.get(k)?.get(ci))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The least and greatest text column `name` of table `k` may hold, where its values are
+    /// an enumeration of texts.
+    pub(super) fn text_bounds(&self, k: usize, name: &str) -> Option<&(String, String)> {
+        let ci = self.tables[k]
+            .1
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(name))?;
+        self.facts.text_bounds.get(k)?.get(ci)?.as_ref()
+    }
+
     /// The date layout every value of column `name` of table `k` has, if the constraints give
     /// one.
-    fn format(&self, k: usize, name: &str) -> Option<&str> {
+    pub(super) fn format(&self, k: usize, name: &str) -> Option<&str> {
         let ci = self.tables[k]
             .1
             .iter()
@@ -157,6 +201,13 @@ impl Query<'_> {
             || self.count_column_alike(&edit, schema)
             || self.group_key_alike(&edit, &n, schema)
             || self.pinned_order_alike(&edit, &n, schema)
+            || self.implied_else(&edit)
+            || self.exists_list_alike(&edit)
+            || self.cast_guard_alike(&edit)
+            || self.year_text_alike(&edit, &n)
+            || self.enumerated_bound_alike(&edit, schema)
+            || self.layout_alike(&edit, &n, schema)
+            || self.naming_alike(&edit, schema)
     }
 
     /// `= 'c'` → `LIKE 'c%'` / `LIKE '%c%'` where the operand before `=` is never longer than

@@ -5,8 +5,8 @@
 //!   gold without one copy, and with `=` → `<=`, `>=` in one copy. The other copy still holds.
 //! - **A join to an enforced reference's parent that nothing else reads**
 //!   (`P.k = C.f` where `C.f` references `P.k`, is never NULL and `P` appears nowhere else), in
-//!   a block that does not count duplicates: the gold without the conjunct, and with `=` →
-//!   `<=`, `>=`. Each row of the other tables has exactly one parent, and with the condition
+//!   a block that does not count duplicates, in `WHERE` or as a join's whole `ON` (BIRD's item
+//!   20): the gold without the conjunct (or the `ON`), and with `=` → `<=`, `>=`. Each row of the other tables has exactly one parent, and with the condition
 //!   dropped or loosened still at least one, so only how often a row repeats changes.
 //! - **Rows that are all alike** ([`Query::rows_alike`]): every selected column is pinned to
 //!   one string by a conjunct, so every row of the answer is the same and its ORDER BY orders
@@ -25,7 +25,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{normalize, unquote_ident, ColumnFacts, Query, TableColumns, AGGREGATES, CLAUSE_WORDS};
+use super::{
+    normalize, unquote_ident, ColumnFacts, Query, TableColumns, AGGREGATES, CLAUSE_WORDS, ON_ENDS,
+};
 use sqlsuite::sql_tokens::{splice, TokenKind};
 
 impl Query<'_> {
@@ -40,15 +42,22 @@ impl Query<'_> {
         aliases: &HashMap<String, usize>,
     ) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
-        for clause in (0..self.toks.len())
-            .filter(|&c| self.toks[c].is_word("where") || self.toks[c].is_word("having"))
-        {
-            let end = self.clause_end(clause, CLAUSE_WORDS);
+        let clauses = (0..self.toks.len()).filter(|&c| {
+            ["where", "having", "on"]
+                .iter()
+                .any(|w| self.toks[c].is_word(w))
+        });
+        for clause in clauses {
+            let end = if self.toks[clause].is_word("on") {
+                self.clause_end(clause, ON_ENDS)
+            } else {
+                self.clause_end(clause, CLAUSE_WORDS)
+            };
             let Some(all) = self.conjuncts(clause + 1, end) else {
                 continue;
             };
             for &conjunct in &all {
-                let idle_join = self.toks[clause].is_word("where")
+                let idle_join = !self.toks[clause].is_word("having")
                     && self.idle_reference_join(conjunct, tables, facts, aliases);
                 if !idle_join && !self.repeated_conjunct(conjunct, clause + 1, end) {
                     continue;
@@ -347,6 +356,9 @@ mod tests {
             numeric: Vec::new(),
             references: vec![((1, 1), (0, 0))],
             formats: Vec::new(),
+            text_bounds: Vec::new(),
+            layouts: Vec::new(),
+            gold_texts: Vec::new(),
         }
     }
 
@@ -364,6 +376,33 @@ mod tests {
             out.push(gold.replace(join, &join.replace(" = ", &format!(" {op} "))));
         }
         out
+    }
+
+    #[test]
+    fn a_join_whose_whole_on_reaches_a_referenced_row_nothing_else_reads_is_idle() {
+        let facts = referencing_facts(false);
+        // BIRD's item 20: a DISTINCT answer over a join whose ON is the reference alone.
+        let gold = "SELECT DISTINCT T2.Year FROM concert AS T2 INNER JOIN singer AS T1 ON T1.Singer_ID = T2.Singer_ID WHERE T2.Year > 2000";
+        let ns = gen_with(gold, &facts);
+        let join = "T1.Singer_ID = T2.Singer_ID";
+        let mut idle = vec![gold.replace(&format!(" ON {join}"), "")];
+        for op in ["<=", ">="] {
+            idle.push(gold.replace(join, &join.replace(" = ", &format!(" {op} "))));
+        }
+        for edit in idle {
+            assert!(!generated(&ns, &edit), "kept {edit}");
+        }
+        // Duplicates counted, or a NULL-able reference: neighbors.
+        let counted = gold.replace("SELECT DISTINCT T2.Year", "SELECT T2.Year");
+        assert!(generated(
+            &gen_with(&counted, &facts),
+            &counted.replace(&format!(" ON {join}"), "")
+        ));
+        let nullable = gen_with(gold, &referencing_facts(true));
+        assert!(generated(
+            &nullable,
+            &gold.replace(&format!(" ON {join}"), "")
+        ));
     }
 
     #[test]

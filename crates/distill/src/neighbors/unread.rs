@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 
 use super::edit_alike::Edit;
-use super::{unquote_ident, Query, CLAUSE_WORDS};
+use super::{is_reserved, unquote_ident, Query, AGGREGATES, CLAUSE_WORDS};
 use sqlsuite::sql_tokens::{Token, TokenKind};
 
 impl Query<'_> {
@@ -46,17 +46,81 @@ impl Query<'_> {
                 && (edit.from, edit.to) == (b - 1, b)
                 && edit.new_word().is_some_and(|w| !outer.contains(&w))
         });
-        let dropped = items.len() > 1
+        let dropped = self.drops_item(&items, neighbor, plain);
+        swapped || dropped || self.unread_aggregate(edit, neighbor, &items, &outer)
+    }
+
+    /// `neighbor` is the gold without one of the select list's `items` that `which` takes
+    /// (with the comma after it; the last one, with the comma before it).
+    fn drops_item(
+        &self,
+        items: &[(usize, usize)],
+        neighbor: &[Token],
+        which: impl Fn(&(usize, usize)) -> bool,
+    ) -> bool {
+        items.len() > 1
             && items.iter().enumerate().any(|(k, &(a, b))| {
-                // The item with the comma after it (the last one: before it).
                 let (x, y) = if k + 1 < items.len() {
                     (a, b + 1)
                 } else {
                     (a - 1, b)
                 };
-                plain(&(a, b)) && self.same_without(x, y, neighbor)
-            });
-        swapped || dropped
+                which(&(a, b)) && self.same_without(x, y, neighbor)
+            })
+    }
+
+    /// An aggregate item of a grouped derived table (`COUNT(bond_id)`, no alias) that the
+    /// outer query never reads, rewritten inside (`SUM(bond_id)`, `(bond_id)`) or dropped:
+    /// the groups make the rows, whatever the items are (BIRD's item 398).
+    fn unread_aggregate(
+        &self,
+        edit: &Edit,
+        neighbor: &[Token],
+        items: &[(usize, usize)],
+        outer: &BTreeSet<String>,
+    ) -> bool {
+        let Some(&(first, _)) = items.first() else {
+            return false;
+        };
+        let select = first - 1;
+        let d = self.depth[select];
+        let block_end = self.partner(select - 1).unwrap_or(self.toks.len());
+        let grouped =
+            (select..block_end).any(|j| self.depth[j] == d && self.toks[j].is_word("group"));
+        let aggregate = |&(a, b): &(usize, usize)| {
+            b >= a + 3
+                && AGGREGATES.iter().any(|w| self.toks[a].is_word(w))
+                && self.toks[a + 1].is_symbol("(")
+                && self.partner(a + 1) == Some(b - 1)
+                && !outer.contains(
+                    &self.toks[a..b]
+                        .iter()
+                        .map(|t| t.lower())
+                        .collect::<String>(),
+                )
+        };
+        // The words the new item names (not its qualifiers, keywords or functions): none the
+        // outer query reads, and no alias.
+        let unread_words = |ts: &[Token]| {
+            ts.iter().enumerate().all(|(k, t)| {
+                let w = unquote_ident(&t.text).to_lowercase();
+                let qualifier = ts.get(k + 1).is_some_and(|n| n.is_symbol("."));
+                let function = ts.get(k + 1).is_some_and(|n| n.is_symbol("("));
+                t.kind != TokenKind::Word
+                    || (!t.is_word("as")
+                        && (qualifier || function || is_reserved(&w) || !outer.contains(&w)))
+            })
+        };
+        let rewritten = items.iter().any(|&(a, b)| {
+            let grown = neighbor.len() as isize - self.toks.len() as isize;
+            let new_end = (b as isize + grown) as usize;
+            aggregate(&(a, b))
+                && a <= edit.from
+                && edit.to <= b
+                && new_end <= neighbor.len()
+                && unread_words(&neighbor[a..new_end])
+        });
+        grouped && (rewritten || self.drops_item(items, neighbor, aggregate))
     }
 
     /// The derived table (`FROM ( SELECT …` or `JOIN ( SELECT …`) whose select list holds all
@@ -220,7 +284,38 @@ impl Query<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{gen, generated};
+    use super::super::tests::{alike_on, gen, generated, tables};
+    use super::super::ColumnFacts;
+
+    #[test]
+    fn an_aggregate_of_a_grouped_derived_table_the_outer_query_never_reads_is_no_neighbor() {
+        let alike = |g: &str, n: &str| alike_on(&tables(), &ColumnFacts::default(), g, n);
+        let gold = "SELECT T.Country FROM ( SELECT Country, COUNT(Singer_ID) FROM singer GROUP BY Country ORDER BY COUNT(Singer_ID) DESC LIMIT 1 ) AS T";
+        for n in [
+            gold.replacen("COUNT(Singer_ID) FROM", "sum (Singer_ID) FROM", 1),
+            gold.replacen("COUNT(Singer_ID) FROM", "(Singer_ID) FROM", 1),
+            gold.replacen("COUNT(Singer_ID) FROM", "COUNT( Age ) FROM", 1),
+            gold.replacen("Country, COUNT(Singer_ID) FROM", "Country FROM", 1),
+        ] {
+            assert!(alike(gold, &n), "{n}");
+        }
+        // Ungrouped, its aggregate makes the one row; a name the outer query reads; a `*`.
+        let ungrouped =
+            "SELECT T.Country FROM ( SELECT Country, COUNT(Singer_ID) FROM singer ) AS T";
+        assert!(!alike(
+            ungrouped,
+            &ungrouped.replace("COUNT(Singer_ID) FROM", "(Singer_ID) FROM")
+        ));
+        assert!(!alike(
+            gold,
+            &gold.replacen("COUNT(Singer_ID) FROM", "( Country ) FROM", 1)
+        ));
+        let star = gold.replace("SELECT T.Country FROM", "SELECT * FROM");
+        assert!(!alike(
+            &star,
+            &star.replacen("COUNT(Singer_ID) FROM", "sum (Singer_ID) FROM", 1)
+        ));
+    }
 
     #[test]
     fn a_column_of_a_derived_table_the_outer_query_never_reads_is_no_neighbor() {
