@@ -631,7 +631,7 @@ impl<'a> Distillation<'a> {
         let constants =
             Constants::from_golds(input.golds.iter().map(|g| g.gold.as_str()), &input.schema);
         prepare_directory(input, dir)?;
-        let (prepared, mut outcomes) = prepare_golds(input, options);
+        let (prepared, mut outcomes) = prepare_golds(input, options, &constants);
         if let Some(path) = &input.original {
             let conn = open_original(path).map_err(|e| SuiteError::Database {
                 path: path.clone(),
@@ -1172,13 +1172,12 @@ fn prepare_directory(input: &SchemaInput, dir: &Path) -> Result<(), SuiteError> 
 fn prepare_golds(
     input: &SchemaInput,
     options: &DistillOptions,
+    constants: &Constants,
 ) -> (Vec<Prepared>, Vec<GoldOutcome>) {
     let db_id = &input.schema.db_id;
     let exec = &options.exec;
     let tables = input.schema.table_columns();
     let mut facts = input.schema.column_facts();
-    let constants =
-        Constants::from_golds(input.golds.iter().map(|g| g.gold.as_str()), &input.schema);
     facts.text_bounds = constants.text_bounds(&input.schema);
     facts.gold_texts = constants.admitted_texts(&input.schema);
     let mut outcomes: Vec<GoldOutcome> = Vec::new();

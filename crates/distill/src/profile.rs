@@ -157,6 +157,7 @@ impl DatabaseProfile {
                 if let Some((_, c)) = self.column(&profile.name, &column.name) {
                     if column.original.is_empty() {
                         column.original = c.sample_values.iter().filter_map(sql_value).collect();
+                        column.layout = shaped_samples(c).is_some();
                         column.wider = extremes(c);
                         column.wider.extend(recombined(c, &column.wider));
                     }

@@ -17,7 +17,7 @@ use super::atoms::{compare, text_of, Atom, Cmp};
 use super::constraints::{Case, Chars, ColumnRules};
 use super::neighbors::{random_word, Query};
 use super::schema::{Column, ColumnKind, ForeignKey, SuiteSchema, Table};
-use super::witness::{Instance, Witness, SMALL_GROUP};
+use super::witness::{texts_beside, Instance, Witness, SMALL_GROUP};
 use super::SuiteError;
 use sqlsuite::backend::sqlite::quote_identifier as ident;
 use sqlsuite::sql_tokens::{tokenize, Token, TokenKind};
@@ -214,7 +214,6 @@ impl Constants {
         c
     }
 
-    /// These constants, focused on one gold's: its constants are drawn most often.
     /// Per table, per column: the least and the greatest text a database may hold in a column
     /// whose values are an enumeration of texts — its values, the golds' constants for it and
     /// their variants, and the near misses beside those ([`crate::witness::Instance::beside`]:
@@ -262,8 +261,8 @@ impl Constants {
     }
 
     /// The golds' constants for column `name` (and their variants) as texts, with the near
-    /// misses beside them: another case, a word before or after, a letter after, the last
-    /// letter dropped (from two letters or more; from one too with `shortest`).
+    /// misses beside them ([`texts_beside`]; and `''`, the last letter of one dropped, with
+    /// `shortest`).
     fn gold_texts(&self, name: &str, shortest: bool) -> Vec<String> {
         let empty = Vec::new();
         let constants = self
@@ -280,30 +279,20 @@ impl Constants {
                 Value::Real(x) => x.to_string(),
                 _ => continue,
             };
-            // The last letter dropped: near misses of an equality drop it from two letters
-            // or more (a bound's step would from one: bounded columns have no bounds).
-            let mut chars: Vec<char> = s.chars().collect();
-            if chars.len() > 1 || shortest {
-                chars.pop();
-                texts.push(chars.into_iter().collect());
+            // A near miss of an equality drops the last letter from two letters or more only;
+            // a bound's step drops it from one (bounded columns have no bounds).
+            if shortest && s.chars().count() == 1 {
+                texts.push(String::new());
             }
-            texts.extend([
-                s.to_lowercase(),
-                s.to_uppercase(),
-                format!("A {s}"),
-                format!("Z {s}"),
-                format!("{s} A"),
-                format!("{s} Z"),
-                format!("{s}a"),
-                format!("{s}z"),
-                s,
-            ]);
+            texts.extend(texts_beside(&s));
+            texts.push(s);
         }
         texts.sort();
         texts.dedup();
         texts
     }
 
+    /// These constants, focused on one gold's: its constants are drawn most often.
     pub fn focused_on(&self, gold: &str, schema: &SuiteSchema) -> Constants {
         let mut c = self.clone();
         let own = Constants::from_golds([gold], schema);
@@ -2287,6 +2276,7 @@ mod tests {
             kind,
             original: Vec::new(),
             wider: Vec::new(),
+            layout: false,
             not_null: false,
             rules: Default::default(),
         };

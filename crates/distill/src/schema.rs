@@ -37,6 +37,9 @@ pub struct Column {
     /// [`crate::profile`]): drawn only into databases whose constants are
     /// [`crate::random_db::Constants::later`].
     pub wider: Vec<rusqlite::types::Value>,
+    /// A profile's samples of the column share one layout of digit runs, not a date
+    /// (`profile::shaped_samples`): its values, the wider ones included, have that layout.
+    pub layout: bool,
     /// Declared NOT NULL (or part of the primary key) in the original database.
     pub not_null: bool,
     /// What generated values must respect ([`SuiteSchema::with_constraints`]).
@@ -153,6 +156,7 @@ fn from_raw(r: TablesEntry) -> Result<SuiteSchema, SuiteError> {
             kind,
             original: Vec::new(),
             wider: Vec::new(),
+            layout: false,
             not_null: false,
             rules: ColumnRules::default(),
         });
@@ -256,6 +260,7 @@ pub fn from_database(db_id: &str, path: &Path) -> Result<SuiteSchema, SuiteError
                     kind: kind_of_declared(&ty),
                     original: Vec::new(),
                     wider: Vec::new(),
+                    layout: false,
                     not_null: false,
                     rules: ColumnRules::default(),
                 })
@@ -649,38 +654,15 @@ impl SuiteSchema {
         }
     }
 
-    /// A profiled text column's samples where they all have one layout of digit runs and no
-    /// date, with its extremes of that layout ([`ColumnFacts::layouts`]).
+    /// A column's samples and wider values where the profile found one layout of digit runs
+    /// in two samples or more ([`ColumnFacts::layouts`]).
     fn layout_of(&self, c: &Column) -> Option<Vec<String>> {
-        if !self.profiled {
-            return None;
-        }
-        let texts = |vs: &[rusqlite::types::Value]| -> Option<Vec<String>> {
-            vs.iter()
-                .map(|v| match v {
-                    rusqlite::types::Value::Text(s) => Some(s.clone()),
-                    _ => None,
-                })
-                .collect()
+        let text = |v: &rusqlite::types::Value| match v {
+            rusqlite::types::Value::Text(s) => Some(s.clone()),
+            _ => None,
         };
-        let samples = texts(&c.original)?;
-        let shape = crate::text_shape::digit_runs(samples.first()?)?;
-        let alike = |s: &String| crate::text_shape::digit_runs(s).as_ref() == Some(&shape);
-        if samples.len() < 2
-            || !samples.iter().all(alike)
-            || samples.iter().any(|s| crate::text_shape::dated(s))
-            || c.rules.format.is_some()
-        {
-            return None;
-        }
-        let mut out = samples;
-        out.extend(
-            texts(&c.wider)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(alike),
-        );
-        Some(out)
+        (c.layout && c.original.len() > 1)
+            .then(|| c.original.iter().chain(&c.wider).filter_map(text).collect())
     }
 
     /// `(table, column)` positions of `Table.column` (names compared case-insensitively).
@@ -777,6 +759,7 @@ pub(crate) mod tests {
             kind,
             original: Vec::new(),
             wider: Vec::new(),
+            layout: false,
             not_null: false,
             rules: Default::default(),
         };

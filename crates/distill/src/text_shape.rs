@@ -14,13 +14,32 @@ pub(crate) fn dated(s: &str) -> bool {
 
 /// `s` with each run of digits made one `#`, if it has a digit.
 pub(crate) fn digit_runs(s: &str) -> Option<String> {
-    let mut out = String::new();
-    for ch in s.chars() {
-        if !ch.is_ascii_digit() {
-            out.push(ch);
-        } else if !out.ends_with('#') {
-            out.push('#');
+    let runs = digit_run_ranges(s);
+    let (mut out, mut last) = (String::new(), 0);
+    for &(a, b) in &runs {
+        out.push_str(&s[last..a]);
+        out.push('#');
+        last = b;
+    }
+    out.push_str(&s[last..]);
+    (!runs.is_empty()).then_some(out)
+}
+
+/// The byte ranges of the runs of ASCII digits of `s`.
+pub(crate) fn digit_run_ranges(s: &str) -> Vec<(usize, usize)> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    let mut j = 0;
+    while j < bytes.len() {
+        if bytes[j].is_ascii_digit() {
+            let a = j;
+            while j < bytes.len() && bytes[j].is_ascii_digit() {
+                j += 1;
+            }
+            out.push((a, j));
+        } else {
+            j += 1;
         }
     }
-    out.contains('#').then_some(out)
+    out
 }

@@ -976,6 +976,29 @@ enum Beside {
     WordAfter,
 }
 
+/// The least and the greatest text [`value_beside`] can make of text `s`, of each kind: the
+/// letter after `a` and `z`, the last letter dropped (from two letters or more), another case,
+/// a word before and after `A` and `Z`. What a column may hold beside a gold's constant
+/// ([`crate::random_db::Constants::text_bounds`]).
+pub(crate) fn texts_beside(s: &str) -> Vec<String> {
+    let mut out = vec![
+        format!("{s}a"),
+        format!("{s}z"),
+        s.to_lowercase(),
+        s.to_uppercase(),
+        format!("A {s}"),
+        format!("Z {s}"),
+        format!("{s} A"),
+        format!("{s} Z"),
+    ];
+    if s.chars().count() > 1 {
+        let mut chars: Vec<char> = s.chars().collect();
+        chars.pop();
+        out.push(chars.into_iter().collect());
+    }
+    out
+}
+
 /// A value beside the constant `x`: for text, of kind `kind` (a random letter where it adds
 /// one); for a number, one above (`up`) or one below. None for other values.
 fn value_beside(x: &Value, kind: Beside, up: bool, rng: &mut fastrand::Rng) -> Option<Value> {

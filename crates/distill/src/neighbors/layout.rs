@@ -24,6 +24,7 @@ use rusqlite::Connection;
 
 use super::edit_alike::{Edit, Schema};
 use super::{is_reserved, unquote_ident, Query, AGGREGATES};
+use crate::text_shape::digit_run_ranges;
 use sqlsuite::sql_tokens::{Token, TokenKind};
 
 /// The name the domain's column has in the evaluated expressions.
@@ -56,8 +57,9 @@ impl Query<'_> {
             if !only_as_argument(old, &column) || !only_as_argument(new, &column) {
                 continue;
             }
-            let same_column =
-                one_column(new).is_none_or(|(_, c)| c == column) && !other_columns(new, &column);
+            if other_columns(new, &column) {
+                continue;
+            }
             let Some(k) = schema.table_of(self, a + at) else {
                 continue;
             };
@@ -68,7 +70,9 @@ impl Query<'_> {
             let mut values = domain(examples);
             values.extend(with_literal_runs(examples, old.iter().chain(new)));
             values.extend(schema.gold_texts(k, &column.1).iter().cloned());
-            if same_column && same_on_layout(old, new, &column, &values, nullable) == Some(true) {
+            values.sort_unstable();
+            values.dedup();
+            if same_on_layout(old, new, &column, &values, nullable) == Some(true) {
                 return true;
             }
         }
@@ -277,18 +281,13 @@ fn same_on_layout(
 /// Texts of the layout of `examples`: each example, and for each of its digit runs that run
 /// made all zeros, all nines, a five and zeros, and random digits, at its width and one
 /// narrower and one wider, the other runs as they are; and every run of each example random at
-/// once. Deterministic.
+/// once. Deterministic; the caller removes repeats.
 fn domain(examples: &[String]) -> Vec<String> {
     let mut rng = fastrand::Rng::with_seed(0x6c61_796f_7574);
     let mut out: Vec<String> = Vec::new();
-    let push = |s: String, out: &mut Vec<String>| {
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    };
     for e in examples {
-        let runs = digit_runs_of(e);
-        push(e.clone(), &mut out);
+        let runs = digit_run_ranges(e);
+        out.push(e.clone());
         for &(a, b) in &runs {
             let width = b - a;
             for w in [width.saturating_sub(1).max(1), width, width + 1] {
@@ -301,7 +300,7 @@ fn domain(examples: &[String]) -> Vec<String> {
                         .collect::<String>(),
                 ];
                 for fill in fills {
-                    push(format!("{}{fill}{}", &e[..a], &e[b..]), &mut out);
+                    out.push(format!("{}{fill}{}", &e[..a], &e[b..]));
                 }
             }
         }
@@ -314,7 +313,7 @@ fn domain(examples: &[String]) -> Vec<String> {
                 last = b;
             }
             s.push_str(&e[last..]);
-            push(s, &mut out);
+            out.push(s);
         }
     }
     out
@@ -335,7 +334,7 @@ fn with_literal_runs<'t>(
             TokenKind::Int | TokenKind::Float => t.text.clone(),
             _ => continue,
         };
-        for (a, b) in digit_runs_of(&text) {
+        for (a, b) in digit_run_ranges(&text) {
             let run = text[a..b].to_owned();
             if !runs.contains(&run) {
                 runs.push(run);
@@ -344,29 +343,10 @@ fn with_literal_runs<'t>(
     }
     let mut out = Vec::new();
     for e in examples {
-        for &(a, b) in &digit_runs_of(e) {
+        for &(a, b) in &digit_run_ranges(e) {
             for run in &runs {
                 out.push(format!("{}{run}{}", &e[..a], &e[b..]));
             }
-        }
-    }
-    out
-}
-
-/// The byte ranges of the runs of ASCII digits of `s`.
-fn digit_runs_of(s: &str) -> Vec<(usize, usize)> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::new();
-    let mut j = 0;
-    while j < bytes.len() {
-        if bytes[j].is_ascii_digit() {
-            let a = j;
-            while j < bytes.len() && bytes[j].is_ascii_digit() {
-                j += 1;
-            }
-            out.push((a, j));
-        } else {
-            j += 1;
         }
     }
     out
