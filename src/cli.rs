@@ -206,9 +206,10 @@ pub struct DistillArgs {
     /// Seed of every random choice (neighbors and databases).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// At most this many random databases drawn per schema.
-    #[arg(long, default_value_t = 2000)]
-    pub budget: usize,
+    /// At most this many random databases drawn per schema (default: the manifest's
+    /// `[distill] budget`, else 2000).
+    #[arg(long)]
+    pub budget: Option<usize>,
     /// Also stop drawing for a schema after this many seconds (the result then depends on
     /// the machine's speed).
     #[arg(long)]

@@ -38,9 +38,13 @@ pub fn run(args: &DistillArgs) -> anyhow::Result<ExitCode> {
     let mut exec: ExecOptions = manifest.metric_options("exec")?.unwrap_or_default();
     exec.plug_value |= args.plug_value;
     let plug_value = exec.plug_value;
+    let budget = args
+        .budget
+        .or(manifest.distill.budget)
+        .unwrap_or(DistillOptions::default().max_databases);
     let options = DistillOptions {
         seed: args.seed,
-        max_databases: args.budget,
+        max_databases: budget,
         time_budget: args.time_budget.map(Duration::from_secs),
         exec,
         query_timeout: Duration::from_millis(args.timeout_ms),
@@ -55,7 +59,7 @@ pub fn run(args: &DistillArgs) -> anyhow::Result<ExitCode> {
     let report = Report::new(
         args.seed,
         plug_value,
-        args.budget,
+        budget,
         started.elapsed().as_secs_f64(),
         &outcomes,
     );

@@ -5,7 +5,7 @@
 //!   `"499"` in that order, so pairing a value with the item its key names (sqlsuite) is pairing
 //!   it by position (the reference);
 //! * on a sample schema's suite (`SAMPLE`, distilled as `sqlsuite distill` does it: seed 0, the
-//!   default budget): the distillation report (no gold error, the share of neighbors told apart
+//!   manifest's budget): the distillation report (no gold error, the share of neighbors told apart
 //!   printed and held above a floor), and every gold of the schema judged correct against itself
 //!   by all four metrics (`exec`, `ex`, `soft_f1`, `r_ves`) on every database of its suite;
 //! * `bird::reference::database_1`: on database 1 of the suite, EX and Soft-F1 of the 13 SQLite
@@ -271,14 +271,16 @@ impl Suite {
         let only: Vec<String> = SAMPLE.iter().map(|s| s.to_string()).collect();
         let inputs = schema_inputs(manifest, &composition, &only).map_err(|e| e.to_string())?;
         // As `sqlsuite distill datasets/bird.toml` does it: the manifest's exec options and
-        // every default.
+        // budget, every other default.
         let exec: ExecOptions = manifest
             .metric_options("exec")
             .map_err(|e| e.to_string())?
             .unwrap_or_default();
+        let defaults = DistillOptions::default();
         let options = DistillOptions {
             exec,
-            ..DistillOptions::default()
+            max_databases: manifest.distill.budget.unwrap_or(defaults.max_databases),
+            ..defaults
         };
         let outcomes = distill_all(&inputs, &dir, &options, &|_| {}).map_err(|e| e.to_string())?;
         let report = Report::new(options.seed, false, options.max_databases, 0.0, &outcomes);

@@ -853,6 +853,49 @@ fn distill_writes_a_suite_elsewhere_than_the_manifest_globs() {
 }
 
 #[test]
+fn distill_draws_as_many_databases_as_the_manifest_budgets() {
+    // `[distill] budget` sets how many random databases a schema draws; `--budget` overrides
+    // it; 0 is refused with the file and line.
+    let dir = tempfile::tempdir().unwrap();
+    own_schema(dir.path());
+    let manifest = dir.path().join("budgeted.toml");
+    let text_of = |budget: &str| {
+        format!(
+            "[dataset]\nname = \"shop\"\nformat = \"spider\"\ngold = \"gold.sql\"\n\n\
+             [databases]\npath = \"suite/{{db_id}}/*.sqlite\"\n\n[metrics.exec]\n\n\
+             [distill]\nschema = [\"db/{{db_id}}/{{db_id}}.sqlite\"]\nbudget = {budget}\n"
+        )
+    };
+    std::fs::write(&manifest, text_of("150")).unwrap();
+    let drawn = |out: &str, more: &[&str]| {
+        let out_dir = dir.path().join(out);
+        let mut args = vec![
+            "distill",
+            manifest.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ];
+        args.extend_from_slice(more);
+        let o = sqlsuite(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+                .unwrap();
+        report["max_databases"].as_u64().unwrap()
+    };
+    assert_eq!(drawn("from_manifest", &[]), 150);
+    assert_eq!(drawn("from_flag", &["--budget", "120"]), 120);
+    std::fs::write(&manifest, text_of("0")).unwrap();
+    let o = sqlsuite(&["distill", manifest.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("budgeted.toml:13:") && err.contains("budget"),
+        "{err}"
+    );
+}
+
+#[test]
 fn distill_gives_a_gold_that_failed_databases_of_its_own() {
     // ATIS in small: key-less tables, eight golds joining two cities through airports, and a
     // gold whose `OR` leaves two aliases unjoined in each branch, so that per flight it runs

@@ -161,6 +161,8 @@ struct RawDistill {
     profile: Option<Spanned<String>>,
     #[serde(default)]
     induce: Option<bool>,
+    #[serde(default)]
+    budget: Option<Spanned<usize>>,
 }
 
 /// `[distill]`: how `sqlsuite distill` generates a suite's random databases
@@ -184,6 +186,9 @@ pub struct Distill {
     /// count and keys, per column its statistics and sample values), one file for every schema;
     /// a schema without its original database generates within it.
     pub profile: Option<PathBuf>,
+    /// At most this many random databases drawn per schema (`sqlsuite distill --budget`
+    /// overrides it; without either, the distiller's default).
+    pub budget: Option<usize>,
 }
 
 impl Default for Distill {
@@ -194,6 +199,7 @@ impl Default for Distill {
             schema: Vec::new(),
             original: None,
             profile: None,
+            budget: None,
         }
     }
 }
@@ -533,6 +539,12 @@ fn distill(cx: &Source, d: &RawDistill) -> Result<Distill, LoadError> {
         }
         Ok(pattern)
     };
+    if let Some(b) = d.budget.as_ref().filter(|b| *b.get_ref() == 0) {
+        return Err(invalid(cx.error(
+            b.span(),
+            "[distill] budget is a number of databases: at least 1".to_string(),
+        )));
+    }
     Ok(Distill {
         constraints: d
             .constraints
@@ -555,6 +567,7 @@ fn distill(cx: &Source, d: &RawDistill) -> Result<Distill, LoadError> {
             .as_ref()
             .map(|p| cx.path(p).map_err(invalid))
             .transpose()?,
+        budget: d.budget.as_ref().map(|b| *b.get_ref()),
     })
 }
 

@@ -28,6 +28,7 @@ mod layout;
 mod naming;
 mod pinned_order;
 mod real_cast;
+mod repeated_disjunct;
 mod restated;
 mod unread;
 mod year_text;
@@ -129,6 +130,9 @@ pub struct ColumnFacts {
     pub unique: Vec<Vec<bool>>,
     /// Holds numbers that are not keys (amounts a question may total).
     pub numeric: Vec<Vec<bool>>,
+    /// Declared a number (`INTEGER`, `REAL`), keys included: the generator stores numbers
+    /// there, none of whose texts is empty.
+    pub numbers: Vec<Vec<bool>>,
     /// The references generated data respects: (table, column) → (parent table, parent
     /// column), by position.
     pub references: Vec<((usize, usize), (usize, usize))>,
@@ -182,6 +186,10 @@ impl ColumnFacts {
 
     fn is_numeric(&self, table: usize, column: &str, tables: &TableColumns) -> bool {
         Self::get(&self.numeric, table, column, tables)
+    }
+
+    fn holds_numbers(&self, table: usize, column: &str, tables: &TableColumns) -> bool {
+        Self::get(&self.numbers, table, column, tables)
     }
 
     /// Unique (NULLs aside).
@@ -1804,6 +1812,7 @@ mod tests {
             not_null: vec![vec![true, true, true, false], vec![true, true, true]],
             unique: vec![vec![true, true, false, false], vec![true, false, false]],
             numeric: vec![vec![false, false, true, false], vec![false, false, true]],
+            numbers: Vec::new(),
             references: Vec::new(),
             formats: Vec::new(),
             text_bounds: Vec::new(),
@@ -1832,6 +1841,7 @@ mod tests {
             not_null: keys.clone(),
             unique: keys.clone(),
             numeric: keys.iter().map(|k| vec![false; k.len()]).collect(),
+            numbers: Vec::new(),
             references: Vec::new(),
             formats: keys.iter().map(|k| vec![None; k.len()]).collect(),
             text_bounds: Vec::new(),

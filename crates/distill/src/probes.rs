@@ -301,6 +301,7 @@ mod tests {
             not_null: vec![vec![true, false, false], vec![true, false]],
             unique: vec![vec![true, false, false], vec![false, false]],
             numeric: Vec::new(),
+            numbers: Vec::new(),
             references: Vec::new(),
             formats: Vec::new(),
             text_bounds: Vec::new(),

@@ -151,11 +151,14 @@ impl Constants {
                         c.count_threshold = c.count_threshold.max(Some(n));
                     }
                 }
+                // `INSTR(time, ':')`, `SUBSTR(date, 1, 4)`: an argument beside the column is
+                // no value of it.
                 let column = toks[i.saturating_sub(COLUMN_LOOKBACK)..i]
                     .iter()
                     .rev()
                     .find(|w| w.kind == TokenKind::Word && columns.contains(&w.lower()))
-                    .map(|w| w.lower());
+                    .map(|w| w.lower())
+                    .filter(|_| !function_argument(toks, i));
                 let text = t.string_content();
                 if let Some(core) = text.as_ref().map(|s| s.replace('%', "")) {
                     c.spellings.entry(core.to_lowercase()).or_insert(core);
@@ -432,6 +435,27 @@ fn folded_sum(toks: &[Token], i: usize) -> Option<i64> {
         "-" => a.checked_sub(b),
         _ => None,
     }
+}
+
+/// Whether the constant at `i` is an argument of a function call after its first (`f(a, 'x')`):
+/// it follows a comma directly, and the parenthesis the comma is inside follows a name other
+/// than `IN`.
+fn function_argument(toks: &[Token], i: usize) -> bool {
+    if i == 0 || toks[i - 1].text != "," {
+        return false;
+    }
+    let mut depth = 0usize;
+    for j in (0..i - 1).rev() {
+        match toks[j].text.as_str() {
+            ")" => depth += 1,
+            "(" if depth > 0 => depth -= 1,
+            "(" => {
+                return j > 0 && toks[j - 1].kind == TokenKind::Word && !toks[j - 1].is_word("in")
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 fn dedup(vs: &mut Vec<Value>) {
@@ -2795,6 +2819,27 @@ mod tests {
         assert!(!(0..40).any(|seed| holds(&c, seed)));
         let wide = c.clone().later();
         assert!((0..40).any(|seed| holds(&wide, seed)));
+    }
+
+    #[test]
+    fn a_functions_other_arguments_are_no_values_of_its_column() {
+        let s = schema();
+        let c = Constants::from_golds(
+            [
+                "SELECT id FROM parent WHERE INSTR(name, ':') > 0 AND SUBSTR(name, 7) = 'x'",
+                "SELECT id FROM parent WHERE name IN ('Bob', 'Eve')",
+            ],
+            &s,
+        );
+        let name = &c.by_column["name"];
+        // Compared with the column: its values; beside it in a call: not.
+        for v in ["x", "Bob", "Eve"] {
+            assert!(name.contains(&Value::Text(v.into())), "{v}");
+        }
+        assert!(!name.contains(&Value::Text(":".into())));
+        assert!(!name.iter().any(|v| matches!(v, Value::Integer(6..=8))));
+        // Still constants of the schema.
+        assert!(c.strings.contains(&Value::Text(":".into())));
     }
 
     #[test]

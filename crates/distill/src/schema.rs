@@ -633,6 +633,7 @@ impl SuiteSchema {
                 let number = matches!(c.kind, ColumnKind::Int | ColumnKind::Real);
                 number && !key && !c.rules.is_unique()
             }),
+            numbers: per_column(&|_, _, _, c| matches!(c.kind, ColumnKind::Int | ColumnKind::Real)),
             references: self
                 .foreign_keys
                 .iter()

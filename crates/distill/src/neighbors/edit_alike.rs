@@ -38,6 +38,8 @@
 //!   of the column's layout of digit runs (lap times).
 //! - **Names that leave every value** (`naming`): an alias nothing reads, a qualifier the
 //!   column does not need.
+//! - **A copy of a condition written twice** (`repeated_disjunct`): in `(A OR A)`, a copy
+//!   dropped, `OR` made `AND`, or a copy made a condition that never holds.
 
 use std::collections::HashMap;
 
@@ -145,6 +147,11 @@ impl Schema<'_> {
         self.facts.is_not_null(k, name, self.tables)
     }
 
+    /// Column `name` of table `k` is declared a number.
+    pub(super) fn holds_numbers(&self, k: usize, name: &str) -> bool {
+        self.facts.holds_numbers(k, name, self.tables)
+    }
+
     /// The samples of column `name` of table `k` whose layout of digit runs all its values
     /// have, if they have one.
     pub(super) fn layout(&self, k: usize, name: &str) -> Option<&[String]> {
@@ -208,6 +215,7 @@ impl Query<'_> {
             || self.enumerated_bound_alike(&edit, schema)
             || self.layout_alike(&edit, &n, schema)
             || self.naming_alike(&edit, schema)
+            || self.repeated_disjunct_alike(&edit, &n, schema)
     }
 
     /// `= 'c'` → `LIKE 'c%'` / `LIKE '%c%'` where the operand before `=` is never longer than

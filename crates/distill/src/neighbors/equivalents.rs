@@ -354,6 +354,7 @@ mod tests {
             not_null: vec![vec![true, true, true, false], vec![true, !nullable, true]],
             unique: vec![vec![true, false, false, false], vec![true, false, false]],
             numeric: Vec::new(),
+            numbers: Vec::new(),
             references: vec![((1, 1), (0, 0))],
             formats: Vec::new(),
             text_bounds: Vec::new(),

@@ -8,7 +8,10 @@
 //! of each sample made all zeros, all nines, five and zeros and random digits, one digit
 //! narrower and wider — on the texts the golds' constants bring into the column beside its
 //! layout ([`super::ColumnFacts::gold_texts`]: the generator's one exception), and on NULL
-//! where the column may be NULL, the edit answers alike. BIRD's lap-time golds guard each
+//! where the column may be NULL, the edit answers alike. The edited expression may read one
+//! more column, a number never NULL, as a function's argument: then on every pair of a text
+//! of the layout and a number of a few (item 244's guard `SUBSTR(raceId, 1, INSTR(time, ':') -
+//! 1) <> ''` holds wherever `SUBSTR(time, …)` does: a number's text is never empty). BIRD's lap-time golds guard each
 //! `CAST(SUBSTR(time, …))` against an empty part, cut more characters than the number has
 //! (`CAST('1:2' AS INTEGER)` is 1) or compare a sum no time of the layout brings near the
 //! bound (item 228's `… * 60 + … < 120`, where `* 61` gives the same truth).
@@ -29,6 +32,11 @@ use sqlsuite::sql_tokens::{Token, TokenKind};
 
 /// The name the domain's column has in the evaluated expressions.
 const COLUMN: &str = "layout_value";
+
+/// The name a column of numbers the edit brings in has there ([`number_column`]), and the
+/// numbers it takes: zero, whole numbers of one digit and more, a negative one, fractions.
+const NUMBER: &str = "number_value";
+const NUMBERS: &str = "(0), (1), (7), (42), (903), (1234567), (-3), (2.5), (-0.125)";
 
 /// Steps one comparison of two expressions over the domain may take.
 const MAX_STEPS: u64 = 20_000_000;
@@ -57,9 +65,9 @@ impl Query<'_> {
             if !only_as_argument(old, &column) || !only_as_argument(new, &column) {
                 continue;
             }
-            if other_columns(new, &column) {
+            let Some(number) = number_column(new, &column, schema) else {
                 continue;
-            }
+            };
             let Some(k) = schema.table_of(self, a + at) else {
                 continue;
             };
@@ -72,7 +80,7 @@ impl Query<'_> {
             values.extend(schema.gold_texts(k, &column.1).iter().cloned());
             values.sort_unstable();
             values.dedup();
-            if same_on_layout(old, new, &column, &values, nullable) == Some(true) {
+            if same_on_layout(old, new, &column, number.as_ref(), &values, nullable) == Some(true) {
                 return true;
             }
         }
@@ -189,42 +197,69 @@ fn never_a_number(examples: &[String]) -> bool {
     })
 }
 
-/// `ts` reads a column other than `column`.
-fn other_columns(ts: &[Token], column: &ColumnRef) -> bool {
-    column_refs(ts).iter().any(|(_, c)| c != column)
+/// The columns `ts` reads beside `column`: none (`Some(None)`), or one column of numbers
+/// never NULL, read only as a function's argument (`Some(Some(c))`: item 244's guard
+/// `SUBSTR(raceId, 1, INSTR(time, ':') - 1) <> ''`); `None` for anything else.
+fn number_column(ts: &[Token], column: &ColumnRef, schema: &Schema) -> Option<Option<ColumnRef>> {
+    let mut others: Vec<ColumnRef> = column_refs(ts)
+        .into_iter()
+        .map(|(_, c)| c)
+        .filter(|c| c != column)
+        .collect();
+    others.sort();
+    others.dedup();
+    let other = match others.as_slice() {
+        [] => return Some(None),
+        [other] => other.clone(),
+        _ => return None,
+    };
+    let table = match &other.0 {
+        Some(q) => schema
+            .aliases
+            .get(q)
+            .copied()
+            .filter(|&k| schema.has_column(k, &other.1)),
+        None => schema.only_owner(&other.1),
+    }?;
+    let number = schema.holds_numbers(table, &other.1) && schema.not_null(table, &other.1);
+    (number && only_as_argument(ts, &other)).then_some(Some(other))
 }
 
-/// The expression `ts` as SQL over the domain's column, `column` read as it.
-fn over_domain(ts: &[Token], column: &ColumnRef) -> String {
+/// The expression `ts` as SQL over the domain, each of `columns` read as the domain's column
+/// named beside it.
+fn over_domain(ts: &[Token], columns: &[(&ColumnRef, &str)]) -> String {
     let mut out = Vec::new();
     let mut j = 0;
-    while j < ts.len() {
+    'token: while j < ts.len() {
         let t = &ts[j];
-        let name = |k: usize| {
-            ts.get(k)
-                .is_some_and(|w| unquote_ident(&w.text).eq_ignore_ascii_case(&column.1))
-        };
-        let qualified = column.0.as_ref().is_some_and(|q| {
-            unquote_ident(&t.text).eq_ignore_ascii_case(q)
-                && ts.get(j + 1).is_some_and(|d| d.is_symbol("."))
-                && name(j + 2)
-        });
-        if qualified {
-            out.push(COLUMN.to_owned());
-            j += 3;
-            continue;
+        for (column, as_name) in columns {
+            let name = |k: usize| {
+                ts.get(k)
+                    .is_some_and(|w| unquote_ident(&w.text).eq_ignore_ascii_case(&column.1))
+            };
+            let qualified = column.0.as_ref().is_some_and(|q| {
+                unquote_ident(&t.text).eq_ignore_ascii_case(q)
+                    && ts.get(j + 1).is_some_and(|d| d.is_symbol("."))
+                    && name(j + 2)
+            });
+            if qualified {
+                out.push((*as_name).to_owned());
+                j += 3;
+                continue 'token;
+            }
+            let bare = column.0.is_none()
+                && t.kind == TokenKind::Word
+                && name(j)
+                && !ts
+                    .get(j + 1)
+                    .is_some_and(|n| n.is_symbol("(") || n.is_symbol("."));
+            if bare {
+                out.push((*as_name).to_owned());
+                j += 1;
+                continue 'token;
+            }
         }
-        let bare = column.0.is_none()
-            && t.kind == TokenKind::Word
-            && name(j)
-            && !ts
-                .get(j + 1)
-                .is_some_and(|n| n.is_symbol("(") || n.is_symbol("."));
-        out.push(if bare {
-            COLUMN.to_owned()
-        } else {
-            t.text.clone()
-        });
+        out.push(t.text.clone());
         j += 1;
     }
     out.join(" ")
@@ -236,6 +271,7 @@ fn same_on_layout(
     old: &[Token],
     new: &[Token],
     column: &ColumnRef,
+    number: Option<&ColumnRef>,
     domain: &[String],
     nullable: bool,
 ) -> Option<bool> {
@@ -246,11 +282,14 @@ fn same_on_layout(
     if nullable {
         values.push("(NULL)".to_owned());
     }
+    let mut columns = vec![(column, COLUMN)];
+    columns.extend(number.map(|n| (n, NUMBER)));
     let sql = format!(
-        "WITH d({COLUMN}) AS (VALUES {}) SELECT {}, {} FROM d",
+        "WITH d({COLUMN}) AS (VALUES {}), n({NUMBER}) AS (VALUES {NUMBERS}) \
+         SELECT {}, {} FROM d, n",
         values.join(", "),
-        over_domain(old, column),
-        over_domain(new, column)
+        over_domain(old, &columns),
+        over_domain(new, &columns)
     );
     CONN.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -449,6 +488,35 @@ mod tests {
             ..lap_times()
         };
         assert!(!alike_on(&tables, &with_constant, tail, &edit));
+    }
+
+    #[test]
+    fn a_column_of_numbers_in_a_guard_the_layout_always_passes_is_no_edit() {
+        let tables = tables();
+        // Singer_ID and Age hold numbers; Singer_ID is never NULL.
+        let facts = ColumnFacts {
+            not_null: vec![vec![true, false, false, true], vec![false, false, false]],
+            numbers: vec![vec![true, false, true, false], vec![true, true, true]],
+            ..lap_times()
+        };
+        let guard = "SELECT Name FROM singer ORDER BY CASE WHEN SUBSTR(Country, 1, INSTR(Country, ':') - 1) <> '' THEN CAST(SUBSTR(Country, 1, INSTR(Country, ':') - 1) AS REAL) * 60 ELSE 0 END";
+        let with = |column: &str| {
+            guard.replacen(
+                "WHEN SUBSTR(Country, 1,",
+                &format!("WHEN SUBSTR({column}, 1,"),
+                1,
+            )
+        };
+        assert!(alike_on(&tables, &facts, guard, &with("Singer_ID")));
+        // A number column that may be NULL, a text column, the number's value itself read.
+        assert!(!alike_on(&tables, &facts, guard, &with("Age")));
+        assert!(!alike_on(&tables, &facts, guard, &with("Name")));
+        let read = guard.replacen(
+            "THEN CAST(SUBSTR(Country, 1,",
+            "THEN CAST(SUBSTR(Singer_ID, 1,",
+            1,
+        );
+        assert!(!alike_on(&tables, &facts, guard, &read));
     }
 
     #[test]
