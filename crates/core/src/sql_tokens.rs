@@ -65,9 +65,13 @@ pub fn quote(content: &str, q: char) -> String {
 /// Whether two query texts are the same tokens, keywords and identifiers in any ASCII letter
 /// case (as SQLite reads them) and everything else alike: then they are the same query.
 pub fn same_up_to_case(a: &str, b: &str) -> bool {
-    let (a, b) = (tokenize(a), tokenize(b));
+    same_tokens_up_to_case(&tokenize(a), &tokenize(b))
+}
+
+/// [`same_up_to_case`] for runs of tokens.
+pub fn same_tokens_up_to_case(a: &[Token], b: &[Token]) -> bool {
     a.len() == b.len()
-        && a.iter().zip(&b).all(|(x, y)| {
+        && a.iter().zip(b).all(|(x, y)| {
             x.kind == y.kind
                 && match x.kind {
                     TokenKind::Word => x.text.eq_ignore_ascii_case(&y.text),

@@ -158,7 +158,7 @@ impl Constants {
                     .rev()
                     .find(|w| w.kind == TokenKind::Word && columns.contains(&w.lower()))
                     .map(|w| w.lower())
-                    .filter(|_| !function_argument(toks, i));
+                    .filter(|_| !function_argument(&query, i));
                 let text = t.string_content();
                 if let Some(core) = text.as_ref().map(|s| s.replace('%', "")) {
                     c.spellings.entry(core.to_lowercase()).or_insert(core);
@@ -437,25 +437,18 @@ fn folded_sum(toks: &[Token], i: usize) -> Option<i64> {
     }
 }
 
-/// Whether the constant at `i` is an argument of a function call after its first (`f(a, 'x')`):
-/// it follows a comma directly, and the parenthesis the comma is inside follows a name other
-/// than `IN`.
-fn function_argument(toks: &[Token], i: usize) -> bool {
-    if i == 0 || toks[i - 1].text != "," {
+/// Whether the constant at `i` of `query` is an argument of a function call after its first
+/// (`f(a, 'x')`): it follows a comma directly, and the parenthesis around it follows a name
+/// other than `IN`.
+fn function_argument(query: &Query, i: usize) -> bool {
+    let toks = &query.toks;
+    if i == 0 || !toks[i - 1].is_symbol(",") {
         return false;
     }
-    let mut depth = 0usize;
-    for j in (0..i - 1).rev() {
-        match toks[j].text.as_str() {
-            ")" => depth += 1,
-            "(" if depth > 0 => depth -= 1,
-            "(" => {
-                return j > 0 && toks[j - 1].kind == TokenKind::Word && !toks[j - 1].is_word("in")
-            }
-            _ => {}
-        }
-    }
-    false
+    let open = (0..i)
+        .rev()
+        .find(|&j| toks[j].is_symbol("(") && query.partner(j).is_some_and(|c| c > i));
+    open.is_some_and(|j| j > 0 && toks[j - 1].kind == TokenKind::Word && !toks[j - 1].is_word("in"))
 }
 
 fn dedup(vs: &mut Vec<Value>) {

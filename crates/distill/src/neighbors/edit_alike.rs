@@ -107,15 +107,22 @@ impl Schema<'_> {
     /// of the query that has a column of that name.
     pub(super) fn table_of(&self, q: &Query, i: usize) -> Option<usize> {
         let name = unquote_ident(&q.toks[i].text).to_lowercase();
-        if i >= 2 && q.toks[i - 1].is_symbol(".") {
-            let qualifier = unquote_ident(&q.toks[i - 2].text).to_lowercase();
-            return self
+        let qualifier = (i >= 2 && q.toks[i - 1].is_symbol("."))
+            .then(|| unquote_ident(&q.toks[i - 2].text).to_lowercase());
+        self.table_named(qualifier.as_deref(), &name)
+    }
+
+    /// The table of column `name` (lower case) under `qualifier` (an alias, lower case), or
+    /// without one the one table of the query that has such a column.
+    pub(super) fn table_named(&self, qualifier: Option<&str>, name: &str) -> Option<usize> {
+        match qualifier {
+            Some(q) => self
                 .aliases
-                .get(&qualifier)
+                .get(q)
                 .copied()
-                .filter(|&k| self.has_column(k, &name));
+                .filter(|&k| self.has_column(k, name)),
+            None => self.only_owner(name),
         }
-        self.only_owner(&name)
     }
 
     /// Table `k` has a column `name`.

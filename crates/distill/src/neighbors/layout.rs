@@ -10,11 +10,13 @@
 //! layout ([`super::ColumnFacts::gold_texts`]: the generator's one exception), and on NULL
 //! where the column may be NULL, the edit answers alike. The edited expression may read one
 //! more column, a number never NULL, as a function's argument: then on every pair of a text
-//! of the layout and a number of a few (item 244's guard `SUBSTR(raceId, 1, INSTR(time, ':') -
-//! 1) <> ''` holds wherever `SUBSTR(time, …)` does: a number's text is never empty). BIRD's lap-time golds guard each
-//! `CAST(SUBSTR(time, …))` against an empty part, cut more characters than the number has
-//! (`CAST('1:2' AS INTEGER)` is 1) or compare a sum no time of the layout brings near the
-//! bound (item 228's `… * 60 + … < 120`, where `* 61` gives the same truth).
+//! of the layout and a number of a few (item 244's guard `SUBSTR(raceId, 1, INSTR(time,
+//! ':') - 1) <> ''` holds wherever `SUBSTR(time, …)` does: a number's text is never empty).
+//!
+//! BIRD's lap-time golds guard each `CAST(SUBSTR(time, …))` against an empty part, cut more
+//! characters than the number has (`CAST('1:2' AS INTEGER)` is 1) or compare a sum no time of
+//! the layout brings near the bound (item 228's `… * 60 + … < 120`, where `* 61` gives the
+//! same truth).
 //!
 //! The expressions tried are the parenthesized groups (with the function before them) and the
 //! `CASE … END`s that hold the edit, innermost first, and each of them followed by a
@@ -213,14 +215,7 @@ fn number_column(ts: &[Token], column: &ColumnRef, schema: &Schema) -> Option<Op
         [other] => other.clone(),
         _ => return None,
     };
-    let table = match &other.0 {
-        Some(q) => schema
-            .aliases
-            .get(q)
-            .copied()
-            .filter(|&k| schema.has_column(k, &other.1)),
-        None => schema.only_owner(&other.1),
-    }?;
+    let table = schema.table_named(other.0.as_deref(), &other.1)?;
     let number = schema.holds_numbers(table, &other.1) && schema.not_null(table, &other.1);
     (number && only_as_argument(ts, &other)).then_some(Some(other))
 }
@@ -284,9 +279,13 @@ fn same_on_layout(
     }
     let mut columns = vec![(column, COLUMN)];
     columns.extend(number.map(|n| (n, NUMBER)));
+    // The numbers only where a column reads them: each is another pass over the domain.
+    let (numbers, from) = match number {
+        Some(_) => (format!(", n({NUMBER}) AS (VALUES {NUMBERS})"), "d, n"),
+        None => (String::new(), "d"),
+    };
     let sql = format!(
-        "WITH d({COLUMN}) AS (VALUES {}), n({NUMBER}) AS (VALUES {NUMBERS}) \
-         SELECT {}, {} FROM d, n",
+        "WITH d({COLUMN}) AS (VALUES {}){numbers} SELECT {}, {} FROM {from}",
         values.join(", "),
         over_domain(old, &columns),
         over_domain(new, &columns)

@@ -7,7 +7,7 @@
 
 use super::edit_alike::{Edit, Schema};
 use super::{unquote_ident, Query};
-use sqlsuite::sql_tokens::{Token, TokenKind};
+use sqlsuite::sql_tokens::{same_tokens_up_to_case, Token, TokenKind};
 
 impl Query<'_> {
     /// True if `edit` changes a parenthesized group of one condition written more than once
@@ -21,7 +21,7 @@ impl Query<'_> {
         let Some((open, close)) = self.filtering_group(edit) else {
             return false;
         };
-        let Some(copy) = one_condition_repeated(&self.toks[open + 1..close]) else {
+        let Some(copy) = self.one_condition_repeated(open + 1, close) else {
             return false;
         };
         let grown = neighbor.toks.len() as isize - self.toks.len() as isize;
@@ -29,17 +29,39 @@ impl Query<'_> {
         if new_close <= open as isize || !neighbor.toks[new_close as usize].is_symbol(")") {
             return false;
         }
-        let inside = &neighbor.toks[open + 1..new_close as usize];
-        let (terms, and) = match (split_top(inside, "or"), split_top(inside, "and")) {
-            (or, _) if or.len() > 1 => (or, false),
-            (_, and) => (and, true),
+        let terms = neighbor.predicates(open + 1, new_close as usize);
+        let joined_by = |w: &str| {
+            terms
+                .iter()
+                .all(|&(_, _, c)| c.is_none_or(|c| neighbor.toks[c].is_word(w)))
         };
-        let same = |t: &[Token]| same_tokens(t, copy);
-        if and {
+        let same = |&(a, b, _): &(usize, usize, Option<usize>)| {
+            same_tokens_up_to_case(&neighbor.toks[a..b], copy)
+        };
+        if joined_by("and") {
             // `A AND A`, or `A` alone.
-            return terms.iter().all(|t| same(t));
+            return terms.iter().all(same);
         }
-        terms.iter().any(|t| same(t)) && terms.iter().all(|t| same(t) || never_true(t, schema))
+        joined_by("or")
+            && terms.iter().any(same)
+            && terms
+                .iter()
+                .all(|t| same(t) || never_true(&neighbor.toks[t.0..t.1], schema))
+    }
+
+    /// The condition the group's inside `from..to` is made of, where it is one condition
+    /// written two times or more joined by `OR` (`A OR A`).
+    fn one_condition_repeated(&self, from: usize, to: usize) -> Option<&[Token]> {
+        let terms = self.predicates(from, to);
+        let &(a, b, _) = terms.first()?;
+        let first = &self.toks[a..b];
+        let repeated = terms.len() > 1
+            && !first.is_empty()
+            && terms.iter().all(|&(x, y, c)| {
+                c.is_none_or(|c| self.toks[c].is_word("or"))
+                    && same_tokens_up_to_case(&self.toks[x..y], first)
+            });
+        repeated.then_some(first)
     }
 
     /// The innermost parenthesized group around `edit` that is a condition of a `WHERE` or
@@ -84,63 +106,18 @@ fn never_true(t: &[Token], schema: &Schema) -> bool {
                 return false;
             }
             let name = unquote_ident(&c.text).to_lowercase();
-            let qualified = t.len() == 5 && t[1].is_symbol(".");
-            let table = match (t.len(), qualified) {
-                (3, _) => schema.only_owner(&name),
-                (5, true) => schema
-                    .aliases
-                    .get(&unquote_ident(&t[0].text).to_lowercase())
-                    .copied()
-                    .filter(|&k| schema.has_column(k, &name)),
-                _ => None,
+            let qualifier = match t {
+                [_, _, _] => None,
+                [q, dot, _, _, _] if dot.is_symbol(".") => {
+                    Some(unquote_ident(&q.text).to_lowercase())
+                }
+                _ => return false,
             };
+            let table = schema.table_named(qualifier.as_deref(), &name);
             table.is_some_and(|k| schema.not_null(k, &name))
         }
         _ => false,
     }
-}
-
-/// The condition `ts` is made of, where it is one condition written two times or more joined
-/// by `OR` (`A OR A`).
-fn one_condition_repeated(ts: &[Token]) -> Option<&[Token]> {
-    let terms = split_top(ts, "or");
-    let first = *terms.first()?;
-    (terms.len() > 1 && terms.iter().all(|t| same_tokens(t, first)) && !first.is_empty())
-        .then_some(first)
-}
-
-/// `ts` split at `word` outside parentheses and `BETWEEN … AND`.
-fn split_top<'t>(ts: &'t [Token], word: &str) -> Vec<&'t [Token]> {
-    let (mut out, mut depth, mut start, mut between) = (Vec::new(), 0usize, 0, false);
-    for (j, t) in ts.iter().enumerate() {
-        if t.is_symbol("(") {
-            depth += 1;
-        } else if t.is_symbol(")") {
-            depth = depth.saturating_sub(1);
-        } else if depth == 0 && t.is_word("between") {
-            between = true;
-        } else if depth == 0 && t.is_word(word) {
-            if word == "and" && between {
-                between = false;
-                continue;
-            }
-            out.push(&ts[start..j]);
-            start = j + 1;
-        }
-    }
-    out.push(&ts[start..]);
-    out
-}
-
-fn same_tokens(a: &[Token], b: &[Token]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| {
-            x.kind == y.kind
-                && match x.kind {
-                    TokenKind::Word => x.text.eq_ignore_ascii_case(&y.text),
-                    _ => x.text == y.text,
-                }
-        })
 }
 
 #[cfg(test)]
