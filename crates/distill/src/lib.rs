@@ -12,6 +12,7 @@
 //! manifest's schemas ([`schema_inputs`]), distil them ([`distill_all`]), report the coverage
 //! ([`Report`]).
 
+mod affix_atoms;
 mod atoms;
 mod canvas;
 mod constraints;
@@ -21,7 +22,6 @@ mod factor_or;
 mod induce;
 mod inputs;
 mod neighbors;
-mod prefix_atoms;
 mod probes;
 mod profile;
 mod random_db;

@@ -1715,7 +1715,8 @@ impl WitnessFill<'_, '_> {
                 // Half the time (a database of the sweep: three times in four), a value at
                 // the edge of what the class allows: for a violated
                 // equality, a value just beside the constant, within the column's rules (an
-                // enumeration, a range); for an inclusive bound, the gold's bound itself; in a
+                // enumeration, a range); for a violated affix pattern, a natural value just
+                // outside it; for an inclusive bound, the gold's bound itself; in a
                 // database of the sweep, for a strict bound, the value one step inside it.
                 // (Drawn only for a class with no fixed value, as ever: the drawn databases
                 // stay as they were.)
@@ -1728,6 +1729,11 @@ impl WitnessFill<'_, '_> {
                         Some(round) => inst.beside_in_turn(c, round, rng),
                         None => inst.beside(c, rng),
                     }
+                    .or_else(|| {
+                        inst.misses_affix(c)
+                            .then(|| pool.draw(rng))
+                            .and_then(|t| inst.outside_affix(c, &t))
+                    })
                     .and_then(|v| pool.admit(v, false))
                     .or_else(|| inst.on_bound(c, rng).and_then(|v| pool.admit(v, true)))
                     .or_else(|| {

@@ -6,8 +6,9 @@
 //! (`x IN (SELECT y …)`, `x = (SELECT min(y) …)`) adds its own aliases and atoms and the join
 //! `x = y`; of `a OR b`, the conjuncts of `a` count. `NOT ( b OR … )` over simple atoms is an
 //! atom of its own, left to chance in the witness and violated (`b` held) in its near miss.
-//! A comparison of a prefix of a cell's text (`SUBSTR(c, 1, 4) = '2012'`, `STRFTIME('%Y', c)
-//! BETWEEN …` on dates) is an atom of the cell ([`super::prefix_atoms`]). Anything else
+//! A comparison of a prefix or a suffix of a cell's text (`SUBSTR(c, 1, 4) = '2012'`,
+//! `STRFTIME('%Y', c) BETWEEN …` on dates, `SUBSTR(c, -2) = '19'`) is an atom of the cell
+//! ([`super::affix_atoms`]). Anything else
 //! (`NOT IN`, other functions) is left to chance. A *near miss* is the same rows with
 //! one atom violated, so that a neighbor dropping or changing that atom answers differently.
 //!
@@ -35,10 +36,10 @@ use sqlparser::ast::{
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::parser::Parser;
 
+use super::affix_atoms::{affix, between, compared, Cells, Side};
 use super::atoms::{cmp, compare, constant, like_over, Atom, Cell, Cmp};
 use super::constraints::to_sql_value;
 use super::neighbors::AGGREGATES;
-use super::prefix_atoms::{between, compared, prefix, Cells};
 use super::schema::{ColumnKind, SuiteSchema};
 use super::witness_refs::close_references;
 
@@ -867,6 +868,64 @@ impl Instance {
         let x = self.unequal_to(c)?;
         let v = value_beside(x, IN_TURN[round % 5], round.is_multiple_of(2), rng)?;
         self.fits(c, &v).then_some(v)
+    }
+
+    /// Is the violated atom of class `c` a near miss of an affix pattern, one
+    /// [`Instance::outside_affix`] builds a value for?
+    pub fn misses_affix(&self, c: usize) -> bool {
+        self.missed_affix(c).is_some()
+    }
+
+    /// For a class whose violated atom is a prefix or a suffix pattern of digits and marks
+    /// (`NOT LIKE '1970-10%'`, `NOT LIKE '%19'`: the near miss of a date's or an identifier's
+    /// affix, [`super::affix_atoms`]), a text just outside the pattern made of `template`, a
+    /// natural value of the column: its start replaced by the prefix with the last digit one
+    /// off (`1970-11-02 00:00:00`), or the suffix put in it before its last character
+    /// (`TR000_191`). Such a row tells the gold from neighbors and predictions that compare a
+    /// shorter prefix (`'1970'` for `'1970-10'`) or look for the text anywhere (`LIKE
+    /// '%19%'`), which a random other value seldom does.
+    pub fn outside_affix(&self, c: usize, template: &Value) -> Option<Value> {
+        let (side, v) = self.missed_affix(c)?;
+        let t = match template {
+            Value::Text(t) => t.as_str(),
+            _ => "",
+        };
+        let text = match side {
+            Side::Start => {
+                let mut chars: Vec<char> = v.chars().collect();
+                let last = chars.last_mut()?;
+                *last = match last.to_digit(10)? {
+                    9 => '8',
+                    d => char::from_digit(d + 1, 10)?,
+                };
+                chars.extend(t.chars().skip(chars.len()));
+                chars.into_iter().collect()
+            }
+            Side::End => match t.char_indices().last() {
+                Some((at, last)) => format!("{}{v}{last}", &t[..at]),
+                None => format!("{v}0"),
+            },
+        };
+        let text = Value::Text(text);
+        self.fits(c, &text).then_some(text)
+    }
+
+    /// The side and the text of the affix pattern class `c` must not match, if its violated
+    /// atom is one: `v%` or `%v` with `v` of digits and marks, no wildcard.
+    fn missed_affix(&self, c: usize) -> Option<(Side, &str)> {
+        self.checks[c].iter().find_map(|k| {
+            let Cmp::NotLike(p) = k else {
+                return None;
+            };
+            let (side, v) = match (p.strip_prefix('%'), p.strip_suffix('%')) {
+                (None, Some(v)) => (Side::Start, v),
+                (Some(v), None) => (Side::End, v),
+                _ => return None,
+            };
+            let plain =
+                !v.is_empty() && !v.contains(['%', '_']) && v.to_lowercase() == v.to_uppercase();
+            plain.then_some((side, v))
+        })
     }
 
     /// The constant class `c` must differ from (a violated equality), if any.
@@ -1742,12 +1801,12 @@ impl Resolver<'_> {
                         if let Some(atoms) = self.difference(left, op, &v) {
                             return atoms;
                         }
-                        return prefix(left, self)
+                        return affix(left, self)
                             .zip(cmp(op, v, false))
                             .map_or(Vec::new(), |(p, k)| compared(p, &k));
                     }
                     (Some(Operand::Constant(v)), None) => {
-                        return prefix(right, self)
+                        return affix(right, self)
                             .zip(cmp(op, v, true))
                             .map_or(Vec::new(), |(p, k)| compared(p, &k));
                     }
@@ -1776,7 +1835,7 @@ impl Resolver<'_> {
                     vec![Atom::Compare(c, Cmp::Ge(lo)), Atom::Compare(c, Cmp::Le(hi))]
                 }
                 (None, Some(lo), Some(hi)) => {
-                    prefix(expr, self).map_or(Vec::new(), |p| between(p, &lo, &hi))
+                    affix(expr, self).map_or(Vec::new(), |p| between(p, &lo, &hi))
                 }
                 _ => Vec::new(),
             },

@@ -168,6 +168,51 @@ fn a_violated_equality_takes_a_value_beside_the_constant() {
     );
 }
 
+#[test]
+fn a_violated_affix_takes_a_text_just_outside_it() {
+    use crate::random_db::{in_memory, Constants};
+    let schema = academic();
+    let base = "SELECT P.PID FROM PUBLICATION AS P WHERE ";
+    // BIRD items 140 and 420's shapes, each with a prediction that only a text just outside
+    // the affix tells apart: a shorter prefix, the suffix looked for anywhere.
+    for (condition, wrong, outside) in [
+        (
+            "SUBSTR(P.TITLE, 1, 7) = '1970-10'",
+            "SUBSTR(P.TITLE, 1, 4) = '1970'",
+            "1970-11",
+        ),
+        ("SUBSTR(P.TITLE, -2) = '19'", "P.TITLE LIKE '%19%'", "19"),
+    ] {
+        let gold = format!("{base}{condition}");
+        let w = Witness::parse(&gold, &schema).unwrap();
+        let near = w.instance(Some(0));
+        let class = near.cells[0][&1];
+        assert!(near.misses_affix(class), "{condition}");
+        let v = near
+            .outside_affix(class, &Value::Text("Making databases usable".into()))
+            .unwrap();
+        let Value::Text(text) = &v else {
+            panic!("{v:?}")
+        };
+        assert!(near.fits(class, &v) && text.contains(outside), "{text}");
+        // The gold's own witness has none.
+        assert!(!w.instance(None).misses_affix(class));
+        let c = Constants::from_golds([gold.as_str()], &schema).focused_on(&gold, &schema);
+        let wrong = format!("{base}{wrong}");
+        let told_apart = (0..60)
+            .filter(|&seed| {
+                let db = in_memory(&schema, &c, seed).unwrap();
+                let n = |sql: &str| -> i64 {
+                    db.query_row(&format!("SELECT count(*) FROM ({sql})"), [], |r| r.get(0))
+                        .unwrap()
+                };
+                n(&gold) != n(&wrong)
+            })
+            .count();
+        assert!(told_apart >= 5, "{wrong}: told apart on {told_apart} of 60");
+    }
+}
+
 /// Academic's shape: how many authors have more than `n` titles after 2005.
 fn prolific_authors(n: usize) -> String {
     format!(

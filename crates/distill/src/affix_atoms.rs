@@ -1,33 +1,46 @@
-//! A comparison of a prefix of a cell's text with a constant, read as atoms of the cell itself
-//! for the witness ([`super::witness`]), which otherwise leaves functions to chance. BIRD's
-//! golds filter dates so: `SUBSTR(T2.date, 1, 10) = '2016-06-23'`, `STRFTIME('%Y', dob) =
-//! '1971'`, `STRFTIME('%Y', OpenDate) BETWEEN '2009' AND '2010'`.
+//! A comparison of a prefix or a suffix of a cell's text with a constant, read as atoms of the
+//! cell itself for the witness ([`super::witness`]), which otherwise leaves functions to chance.
+//! BIRD's golds filter dates so: `SUBSTR(T2.date, 1, 10) = '2016-06-23'`, `STRFTIME('%Y', dob)
+//! = '1971'`, `STRFTIME('%Y', OpenDate) BETWEEN '2009' AND '2010'`; and identifiers by their
+//! end: `SUBSTR(T.atom_id, -2) = '19'`.
 //!
 //! The prefix: `SUBSTR(c, 1, n)` (or `SUBSTRING`) of a text cell; `STRFTIME(f, c)` with `f`
 //! one of `%Y`, `%Y-%m`, `%Y-%m-%d` on a column whose values are dates in a layout that begins
-//! so (`%Y-%m-%d`, `%Y-%m-%d %H:%M:%S`): the first 4, 7 or 10 characters. For a text constant
-//! `v` of the prefix's length `n` (SQLite compares text byte by byte):
+//! so (`%Y-%m-%d`, `%Y-%m-%d %H:%M:%S`): the first 4, 7 or 10 characters. The suffix:
+//! `SUBSTR(c, -n)` or `SUBSTR(c, -n, n)` of a text cell, its last `n` characters (all of a
+//! shorter text). For a text constant `v` of the affix's length `n` (SQLite compares text
+//! byte by byte):
 //!
-//! - `prefix = v` holds where `c LIKE 'v%'` does, when `v` has neither letters (`LIKE` ignores
-//!   their case, `=` does not) nor wildcards;
+//! - `prefix = v` holds where `c LIKE 'v%'` does, and `suffix = v` where `c LIKE '%v'` does,
+//!   when `v` has neither letters (`LIKE` ignores their case, `=` does not) nor wildcards (a
+//!   text shorter than `n` is its own suffix, and differs from `v` as it is no `LIKE` match);
 //! - `prefix >= v` holds where `c >= v` does (the first `n` characters decide, and a longer
 //!   text is after its prefix), `prefix < v` where `c < v`;
 //! - `prefix > v` holds where `c >= v⁺` does, `prefix <= v` where `c < v⁺`, with `v⁺` the next
 //!   text of `n` digits (`1985` → `1986`); `BETWEEN` is the pair.
 //!
-//! Anything else (another start, a number for a constant, a letter in an equality) gives no
-//! atom.
+//! Anything else (another start, a number for a constant, a letter in an equality, a suffix
+//! compared by order) gives no atom.
 
 use rusqlite::types::Value;
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
 
 use super::atoms::{Atom, Cell, Cmp};
 
-/// A prefix of a cell's text: the cell and the prefix's length in characters.
+/// Which end of the text an [`Affix`] takes.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Prefix {
+pub enum Side {
+    Start,
+    End,
+}
+
+/// A prefix or a suffix of a cell's text: the cell, the affix's length in characters and its
+/// side.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Affix {
     pub cell: Cell,
     pub len: usize,
+    pub side: Side,
 }
 
 /// What the witness knows of an expression (a cell, a constant) and of a cell (whether it
@@ -39,24 +52,35 @@ pub trait Cells {
     fn date_layout(&self, cell: Cell) -> Option<&str>;
 }
 
-/// The prefix `e` answers, if it is one.
-pub fn prefix(e: &Expr, cells: &dyn Cells) -> Option<Prefix> {
+/// The affix `e` answers, if it is one.
+pub fn affix(e: &Expr, cells: &dyn Cells) -> Option<Affix> {
     match e {
-        Expr::Nested(inner) => prefix(inner, cells),
+        Expr::Nested(inner) => affix(inner, cells),
         Expr::Substring {
             expr,
             substring_from: Some(from),
-            substring_for: Some(length),
+            substring_for,
             ..
         } => {
             let cell = cells.cell(expr)?;
-            let (Some(Value::Integer(1)), Some(Value::Integer(len))) =
-                (cells.constant(from), cells.constant(length))
-            else {
-                return None;
+            let length = match substring_for {
+                Some(length) => match cells.constant(length)? {
+                    Value::Integer(n) => Some(usize::try_from(n).ok().filter(|&n| n > 0)?),
+                    _ => return None,
+                },
+                None => None,
             };
-            let len = usize::try_from(len).ok().filter(|&n| n > 0)?;
-            cells.is_text(cell).then_some(Prefix { cell, len })
+            let (side, len) = match (cells.constant(from)?, length) {
+                (Value::Integer(1), Some(len)) => (Side::Start, len),
+                (Value::Integer(from), length) if from < 0 => {
+                    let len = usize::try_from(from.unsigned_abs()).ok()?;
+                    length
+                        .is_none_or(|n| n == len)
+                        .then_some((Side::End, len))?
+                }
+                _ => return None,
+            };
+            cells.is_text(cell).then_some(Affix { cell, len, side })
         }
         Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("strftime") => {
             let FunctionArguments::List(list) = &f.args else {
@@ -86,15 +110,19 @@ pub fn prefix(e: &Expr, cells: &dyn Cells) -> Option<Prefix> {
                 .date_layout(cell)?
                 .starts_with("%Y-%m-%d")
                 .then_some(())?;
-            Some(Prefix { cell, len })
+            Some(Affix {
+                cell,
+                len,
+                side: Side::Start,
+            })
         }
         _ => None,
     }
 }
 
-/// The atoms of `prefix k`, the comparison as the witness reads it (constant on the right,
+/// The atoms of `affix k`, the comparison as the witness reads it (constant on the right,
 /// [`super::witness`]'s `cmp`).
-pub fn compared(p: Prefix, k: &Cmp) -> Vec<Atom> {
+pub fn compared(a: Affix, k: &Cmp) -> Vec<Atom> {
     let (Cmp::Eq(Value::Text(v))
     | Cmp::Ge(Value::Text(v))
     | Cmp::Lt(Value::Text(v))
@@ -103,27 +131,27 @@ pub fn compared(p: Prefix, k: &Cmp) -> Vec<Atom> {
     else {
         return Vec::new();
     };
-    if v.chars().count() != p.len {
+    if v.chars().count() != a.len {
         return Vec::new();
     }
-    let at = |k: Cmp| vec![Atom::Compare(p.cell, k)];
+    let at = |k: Cmp| vec![Atom::Compare(a.cell, k)];
     let next = || successor(v).map(Value::Text);
-    match k {
-        Cmp::Eq(_) if !v.contains(['%', '_']) && v.to_lowercase() == v.to_uppercase() => {
-            at(Cmp::Like(format!("{v}%")))
-        }
-        Cmp::Ge(_) => at(Cmp::Ge(Value::Text(v.clone()))),
-        Cmp::Lt(_) => at(Cmp::Lt(Value::Text(v.clone()))),
-        Cmp::Gt(_) => next().map_or(Vec::new(), |n| at(Cmp::Ge(n))),
-        Cmp::Le(_) => next().map_or(Vec::new(), |n| at(Cmp::Lt(n))),
+    let plain = !v.contains(['%', '_']) && v.to_lowercase() == v.to_uppercase();
+    match (a.side, k) {
+        (Side::Start, Cmp::Eq(_)) if plain => at(Cmp::Like(format!("{v}%"))),
+        (Side::End, Cmp::Eq(_)) if plain => at(Cmp::Like(format!("%{v}"))),
+        (Side::Start, Cmp::Ge(_)) => at(Cmp::Ge(Value::Text(v.clone()))),
+        (Side::Start, Cmp::Lt(_)) => at(Cmp::Lt(Value::Text(v.clone()))),
+        (Side::Start, Cmp::Gt(_)) => next().map_or(Vec::new(), |n| at(Cmp::Ge(n))),
+        (Side::Start, Cmp::Le(_)) => next().map_or(Vec::new(), |n| at(Cmp::Lt(n))),
         _ => Vec::new(),
     }
 }
 
-/// The atoms of `prefix BETWEEN lo AND hi`.
-pub fn between(p: Prefix, lo: &Value, hi: &Value) -> Vec<Atom> {
-    let low = compared(p, &Cmp::Ge(lo.clone()));
-    let high = compared(p, &Cmp::Le(hi.clone()));
+/// The atoms of `affix BETWEEN lo AND hi`.
+pub fn between(a: Affix, lo: &Value, hi: &Value) -> Vec<Atom> {
+    let low = compared(a, &Cmp::Ge(lo.clone()));
+    let high = compared(a, &Cmp::Le(hi.clone()));
     if low.is_empty() || high.is_empty() {
         return Vec::new();
     }
@@ -153,6 +181,7 @@ mod tests {
     use super::*;
     use crate::atoms::like;
     use crate::atoms::{cmp, constant};
+    use sqlparser::ast::UnaryOperator;
     use sqlparser::dialect::SQLiteDialect;
     use sqlparser::parser::Parser;
 
@@ -170,6 +199,13 @@ mod tests {
         fn constant(&self, e: &Expr) -> Option<Value> {
             match e {
                 Expr::Value(v) => constant(&v.value),
+                Expr::UnaryOp {
+                    op: UnaryOperator::Minus,
+                    expr,
+                } => match self.constant(expr)? {
+                    Value::Integer(n) => Some(Value::Integer(-n)),
+                    _ => None,
+                },
                 _ => None,
             }
         }
@@ -193,7 +229,7 @@ mod tests {
         let Expr::BinaryOp { left, op, right } = expr(sql) else {
             panic!("{sql}: not a comparison")
         };
-        let (p, v, flipped) = match (prefix(&left, &OneTable), prefix(&right, &OneTable)) {
+        let (p, v, flipped) = match (affix(&left, &OneTable), affix(&right, &OneTable)) {
             (Some(p), None) => (p, OneTable.constant(&right), false),
             (None, Some(p)) => (p, OneTable.constant(&left), true),
             _ => return Vec::new(),
@@ -232,6 +268,25 @@ mod tests {
     }
 
     #[test]
+    fn substr_from_the_end_equal_to_a_constant_is_a_suffix_pattern() {
+        let like = |p: &str| vec![Atom::Compare((0, 0), Cmp::Like(p.into()))];
+        assert_eq!(atoms_of("SUBSTR(x, -2) = '19'"), like("%19"));
+        assert_eq!(atoms_of("'_1' = SUBSTR(x, -2, 2)"), Vec::new());
+        assert_eq!(atoms_of("SUBSTR(x, -3, 3) = '-01'"), like("%-01"));
+        // A length that is not the constant's or not the suffix's, letters, an order, an
+        // integer column: no atom.
+        for sql in [
+            "SUBSTR(x, -2) = '199'",
+            "SUBSTR(x, -3, 2) = '19'",
+            "SUBSTR(x, -2) = 'ab'",
+            "SUBSTR(x, -2) >= '19'",
+            "SUBSTR(n, -2) = '19'",
+        ] {
+            assert_eq!(atoms_of(sql), Vec::new(), "{sql}");
+        }
+    }
+
+    #[test]
     fn year_ranges_become_ranges_of_the_date_text() {
         let on = |k: Cmp| Atom::Compare((0, 0), k);
         assert_eq!(
@@ -256,7 +311,7 @@ mod tests {
         else {
             panic!("not a BETWEEN")
         };
-        let p = prefix(&e, &OneTable).expect("a prefix");
+        let p = affix(&e, &OneTable).expect("a prefix");
         let (lo, hi) = (OneTable.constant(&low), OneTable.constant(&high));
         assert_eq!(
             between(p, &lo.expect("a constant"), &hi.expect("a constant")),
@@ -269,7 +324,7 @@ mod tests {
         assert_eq!(successor("0999").as_deref(), Some("1000"));
     }
 
-    /// Each atom holds on a date exactly where SQLite's comparison of the prefix does.
+    /// Each atom holds on a date exactly where SQLite's comparison of the affix does.
     #[test]
     fn the_atoms_hold_where_sqlite_compares_the_prefix_so() {
         let conn = rusqlite::Connection::open_in_memory().expect("in memory");
@@ -291,6 +346,8 @@ mod tests {
             "STRFTIME('%Y', x) < '1986'",
             "SUBSTR(x, 1, 7) = '1985-06'",
             "STRFTIME('%Y-%m-%d', x) = '2010-12-31'",
+            "SUBSTR(x, -2) = '59'",
+            "SUBSTR(x, -5, 5) = '31 23'",
         ] {
             let atoms = atoms_of(sql);
             assert_eq!(atoms.len(), 1, "{sql}");
