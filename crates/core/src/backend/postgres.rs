@@ -40,7 +40,7 @@ use std::collections::HashMap;
 use std::error::Error;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use postgres::error::SqlState;
 use postgres::fallible_iterator::FallibleIterator;
@@ -73,12 +73,28 @@ pub const MAX_VALUE_BYTES: usize = 100_000;
 /// Rows fetched per round trip from the query's portal.
 pub const FETCH_BATCH: usize = 1_000;
 
-/// Idle sessions kept open, over all databases: a test suite has hundreds of databases, and a
-/// session kept per database would exhaust the server's `max_connections` (100 by default).
-/// Past it, a session returned to the pool closes the idle session of another database; a
-/// session the server refuses for want of slots (`too_many_connections`) closes every idle one
-/// and is asked for once more.
-pub const MAX_IDLE: usize = 32;
+/// Idle sessions kept open over all databases, as a share of the server's connection slots
+/// (`max_connections` less `superuser_reserved_connections`): one in three, 32 of the default
+/// 100, so that two processes judging at once and the server's other clients keep room. A test
+/// suite has hundreds of databases, and the items of one schema visit each of its databases in
+/// turn: a pool smaller than the schema's suite opens a session for nearly every query, a
+/// server started with more slots keeps one per database ([`idle_sessions`]). Past it, a
+/// session returned to the pool closes the idle session of another database; a session the
+/// server refuses for want of slots (`too_many_connections`) closes every idle one and is asked
+/// for once more.
+pub const IDLE_SHARE: usize = 3;
+
+/// The fewest idle sessions kept.
+pub const MIN_IDLE: usize = 4;
+
+/// Idle sessions kept where the server's slots cannot be read: a third of PostgreSQL's default
+/// (100 less 3 reserved).
+pub const UNREAD_IDLE: usize = 32;
+
+/// Idle sessions kept for a server with `slots` connection slots ([`IDLE_SHARE`]).
+pub fn idle_sessions(slots: i64) -> usize {
+    (usize::try_from(slots).unwrap_or(0) / IDLE_SHARE).max(MIN_IDLE)
+}
 
 /// The SQLSTATE of a connection refused for want of slots, as [`Postgres::connect`] writes it.
 const TOO_MANY_CONNECTIONS: &str = "(53300)";
@@ -206,6 +222,9 @@ pub struct Postgres {
     /// ([`postgres_clock::check`]).
     clock: Clock,
     idle: Mutex<HashMap<String, Vec<Client>>>,
+    /// How many idle sessions to keep, read from the server on the first session
+    /// ([`idle_sessions`]).
+    idle_cap: OnceLock<usize>,
 }
 
 impl fmt::Debug for Postgres {
@@ -238,6 +257,7 @@ impl Postgres {
             config,
             clock,
             idle: Mutex::new(HashMap::new()),
+            idle_cap: OnceLock::new(),
         })
     }
 
@@ -261,10 +281,12 @@ impl Postgres {
     }
 
     /// Returns `client`, a session of `db`, to the pool, closing another database's idle
-    /// session (or, without one, this one) when [`MAX_IDLE`] are open.
+    /// session (or, without one, this one) when as many as the server allows
+    /// ([`idle_sessions`]) are open.
     fn keep_idle(&self, db: String, client: Client) {
+        let cap = *self.idle_cap.get().unwrap_or(&UNREAD_IDLE);
         let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-        if idle.values().map(Vec::len).sum::<usize>() >= MAX_IDLE {
+        if idle.values().map(Vec::len).sum::<usize>() >= cap {
             let other = idle
                 .iter_mut()
                 .find(|(name, sessions)| **name != db && !sessions.is_empty());
@@ -321,6 +343,16 @@ impl Postgres {
                 if e.as_db_error().map(|d| d.code()) == Some(&SqlState::INSUFFICIENT_PRIVILEGE) => {
             }
             Err(e) => return Err(open_error(e.to_string())),
+        }
+        if self.idle_cap.get().is_none() {
+            let slots = client
+                .query_one(
+                    "SELECT current_setting('max_connections')::bigint \
+                     - current_setting('superuser_reserved_connections')::bigint",
+                    &[],
+                )
+                .and_then(|row| row.try_get::<_, i64>(0));
+            let _ = self.idle_cap.set(slots.map_or(UNREAD_IDLE, idle_sessions));
         }
         if let Some(pinned) = self.clock.pinned() {
             postgres_clock::read(&mut client)
@@ -714,6 +746,17 @@ fn uuid_text(raw: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn idle_sessions_are_a_third_of_the_servers_slots() {
+        // PostgreSQL's defaults: 100 connections, 3 reserved for superusers.
+        assert_eq!(idle_sessions(97), UNREAD_IDLE);
+        // A server started for a complete BIRD suite (`SQLSUITE_PG_MAX_CONNECTIONS=1000`):
+        // one session for each of formula_1's 280 databases.
+        assert_eq!(idle_sessions(997), 332);
+        assert_eq!(idle_sessions(5), MIN_IDLE);
+        assert_eq!(idle_sessions(-1), MIN_IDLE);
+    }
 
     #[test]
     fn dates_and_times() {
